@@ -1,0 +1,41 @@
+# memcg naturalization for Linux 6.12: the workbench.
+# The two commands a newcomer needs: 'make demo' and 'make check'.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+help:
+	@echo "make demo     set up, build, boot, show the soft limit scenarios"
+	@echo "make check    the whole test suite (ends with 'N passed, N failed')"
+	@echo "make bench    the side-by-side benchmark"
+	@echo "make tree     build/linux: git tree, tag 'vanilla', series applied"
+	@echo "make patches  export build/linux commits into patches/"
+	@echo "make kernel-VARIANT  build one kernel (vanilla patched debug legacy)"
+
+deps:
+	@bash scripts/install-deps.sh
+
+# The tree is made once; 'make tree' again re-applies patches/series.
+build/linux/.git: | deps
+	@bash scripts/tree.sh
+
+tree: deps
+	@bash scripts/tree.sh
+
+patches:
+	@bash scripts/export-patches.sh
+
+kernel-%: build/linux/.git
+	@bash scripts/build-kernel.sh $*
+	@bash scripts/make-initramfs.sh $*
+	@bash scripts/make-disks.sh
+
+demo: build/linux/.git
+	@bash scripts/demo.sh
+
+check: build/linux/.git
+	@bash scripts/check.sh
+
+bench: build/linux/.git
+	@bash bench/run.sh
+
+.PHONY: help deps tree patches demo check bench

@@ -1,0 +1,593 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * softlimit-scenario - does memory.soft_limit_in_bytes steer reclaim?
+ *
+ *   softlimit-scenario [--lru classic|mglru] [--expect inert|effective|none]
+ *                      SCENARIO
+ *
+ * Runs in the test guest (512 MiB, cgroup v1 memory controller mounted at
+ * /sys/fs/cgroup/memory, the data disk at /data with sparse files big0,
+ * big1 of 400 MiB and small0..small7 of 200 MiB). Each reader process moves
+ * itself into its group and then reads its file PASSES times; the holes
+ * read back as zeros, but each page is ordinary clean page cache charged to
+ * the reader's group, so the groups compete for memory through reclaim.
+ *
+ * Output, one item per line:
+ *   scenario NAME / expect WORD / lru classic|mglru
+ *   elapsed_ms N          wall time of the reading phase
+ *   softlimit GROUP MIB   as read back ("max" when the knob is unset/inert)
+ *   usage GROUP MIB       memory.usage_in_bytes after all readers exited
+ * then, unless --expect none, TAP: "1..N" and "ok K - ..."/"not ok K - ...".
+ *
+ * --expect inert: the shipped kernel, where the knob does nothing;
+ * --expect effective: the series, where it pushes violators down.
+ * Exit: 0 pass, 1 assertion failed or error, 2 usage.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MEMCG_ROOT	"/sys/fs/cgroup/memory"
+#define LRU_GEN_FILE	"/sys/kernel/mm/lru_gen/enabled"
+#define CHUNK		(1 << 20)
+#define PASSES		3
+#define MAX_GROUPS	16
+#define MAX_CHECKS	32
+#define BIG_MIB		400	/* size of /data/big0 and /data/big1 */
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define __noreturn	__attribute__((noreturn))
+#define __printf(a, b)	__attribute__((format(printf, a, b)))
+
+enum expect { EXPECT_NONE, EXPECT_INERT, EXPECT_EFFECTIVE };
+
+static const char *const expect_names[] = {
+	[EXPECT_NONE] = "none",
+	[EXPECT_INERT] = "inert",
+	[EXPECT_EFFECTIVE] = "effective",
+};
+
+struct group {
+	const char *name;		/* as printed */
+	const char *path;		/* under MEMCG_ROOT; parents listed first */
+	unsigned long limit_mib;	/* memory.limit_in_bytes, 0 for none */
+	unsigned long soft_mib;		/* memory.soft_limit_in_bytes, 0 for none */
+	const char *file;		/* a reader reads it, NULL for no reader */
+};
+
+struct run {
+	const struct scenario *sc;
+	unsigned long usage_mib[MAX_GROUPS];
+};
+
+struct scenario {
+	const char *name;
+	const char *help;
+	const struct group *groups;	/* ends with an entry without name */
+	void (*check)(const struct run *r, enum expect expect);
+};
+
+/* TAP results, kept until all are known so that the plan comes first. */
+static char check_lines[MAX_CHECKS][160];
+static int nr_checks, nr_failed;
+
+static void __noreturn __printf(1, 2)
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "error: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	exit(1);
+}
+
+static void __printf(2, 3)
+check(bool ok, const char *fmt, ...)
+{
+	char *line;
+	int len;
+	va_list ap;
+
+	if (nr_checks == MAX_CHECKS)
+		die("more than %d checks", MAX_CHECKS);
+	line = check_lines[nr_checks];
+	len = snprintf(line, sizeof(check_lines[0]), "%sok %d - ",
+		       ok ? "" : "not ", nr_checks + 1);
+	va_start(ap, fmt);
+	vsnprintf(line + len, sizeof(check_lines[0]) - len, fmt, ap);
+	va_end(ap);
+	nr_checks++;
+	nr_failed += !ok;
+}
+
+static void print_checks(void)
+{
+	int i;
+
+	if (!nr_checks)
+		return;
+	printf("1..%d\n", nr_checks);
+	for (i = 0; i < nr_checks; i++)
+		printf("%s\n", check_lines[i]);
+}
+
+static void group_file(char *buf, const struct group *g, const char *file)
+{
+	snprintf(buf, PATH_MAX, "%s/%s/%s", MEMCG_ROOT, g->path, file);
+}
+
+static void write_str(const char *path, const char *s)
+{
+	ssize_t len = strlen(s);
+	int fd = open(path, O_WRONLY);
+
+	if (fd < 0)
+		die("open %s: %s", path, strerror(errno));
+	if (write(fd, s, len) != len)
+		die("write '%s' to %s: %s", s, path, strerror(errno));
+	close(fd);
+}
+
+static void write_u64(const char *path, unsigned long long val)
+{
+	char s[32];
+
+	snprintf(s, sizeof(s), "%llu", val);
+	write_str(path, s);
+}
+
+static unsigned long long read_u64(const char *path)
+{
+	char s[64];
+	ssize_t n;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		die("open %s: %s", path, strerror(errno));
+	n = read(fd, s, sizeof(s) - 1);
+	if (n <= 0)
+		die("read %s: %s", path, n ? strerror(errno) : "empty");
+	close(fd);
+	s[n] = '\0';
+	return strtoull(s, NULL, 0);
+}
+
+/* Sets the LRU if asked, then reports the one in use. */
+static void setup_lru(const char *lru)
+{
+	bool mglru;
+
+	if (access(LRU_GEN_FILE, F_OK)) {
+		if (lru && !strcmp(lru, "mglru"))
+			die("%s missing: kernel without CONFIG_LRU_GEN, no mglru",
+			    LRU_GEN_FILE);
+		printf("lru classic\n");
+		return;
+	}
+	if (lru)
+		write_str(LRU_GEN_FILE, strcmp(lru, "mglru") ? "n" : "y");
+	/* Bit 0 is LRU_GEN_CORE: MGLRU is in charge of the LRU lists. */
+	mglru = read_u64(LRU_GEN_FILE) & 1;
+	if (lru && mglru != !strcmp(lru, "mglru"))
+		die("%s did not switch to %s", LRU_GEN_FILE, lru);
+	printf("lru %s\n", mglru ? "mglru" : "classic");
+}
+
+/* Fail before touching any cgroup if the guest is not what we expect. */
+static void check_environment(const struct scenario *sc)
+{
+	const struct group *g;
+	struct stat st;
+
+	if (access(MEMCG_ROOT "/memory.usage_in_bytes", F_OK))
+		die("no cgroup v1 memory controller at %s", MEMCG_ROOT);
+	for (g = sc->groups; g->name; g++)
+		if (g->file && stat(g->file, &st))
+			die("%s: %s (the host's data disk)", g->file,
+			    strerror(errno));
+	if (g - sc->groups > MAX_GROUPS)
+		die("scenario %s has more than %d groups", sc->name,
+		    MAX_GROUPS);
+}
+
+/* Start from an empty page cache, so earlier activity does not count. */
+static void drop_caches(void)
+{
+	sync();
+	write_str("/proc/sys/vm/drop_caches", "3");
+}
+
+static void create_group(const struct group *g)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", MEMCG_ROOT, g->path);
+	if (mkdir(path, 0755))
+		die("mkdir %s: %s", path, strerror(errno));
+	if (g->limit_mib) {
+		group_file(path, g, "memory.limit_in_bytes");
+		write_u64(path, (unsigned long long)g->limit_mib << 20);
+	}
+	if (g->soft_mib) {
+		group_file(path, g, "memory.soft_limit_in_bytes");
+		write_u64(path, (unsigned long long)g->soft_mib << 20);
+	}
+}
+
+static void remove_group(const struct group *g)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", MEMCG_ROOT, g->path);
+	/* Charged page cache does not block a v1 rmdir: a failure is news. */
+	if (rmdir(path)) {
+		fprintf(stderr, "error: rmdir %s: %s\n", path, strerror(errno));
+		nr_failed++;
+	}
+}
+
+static void read_file_passes(const char *file)
+{
+	static char buf[CHUNK];
+	ssize_t n;
+	int pass, fd;
+
+	for (pass = 0; pass < PASSES; pass++) {
+		fd = open(file, O_RDONLY);
+		if (fd < 0)
+			die("open %s: %s", file, strerror(errno));
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			;
+		if (n < 0)
+			die("read %s: %s", file, strerror(errno));
+		close(fd);
+	}
+}
+
+/*
+ * A reader joins its group before it touches any data, so that every page
+ * it reads is charged there, then waits on @gate until all readers exist,
+ * so that they compete from the same start.
+ */
+static pid_t spawn_reader(const struct group *g, int gate[2])
+{
+	char path[PATH_MAX], c;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (pid)
+		return pid;
+
+	close(gate[1]);
+	group_file(path, g, "cgroup.procs");
+	write_u64(path, getpid());
+	if (read(gate[0], &c, 1) < 0)
+		die("reader %s: gate: %s", g->name, strerror(errno));
+	read_file_passes(g->file);
+	exit(0);
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Runs every group's reader concurrently; returns the wall time in ms. */
+static long run_readers(const struct scenario *sc)
+{
+	pid_t pids[MAX_GROUPS];
+	int gate[2], i, status;
+	long start;
+
+	if (pipe(gate))
+		die("pipe: %s", strerror(errno));
+	for (i = 0; sc->groups[i].name; i++)
+		pids[i] = sc->groups[i].file ? spawn_reader(&sc->groups[i], gate) : 0;
+	start = now_ms();
+	close(gate[1]);		/* EOF on the gate lets all readers go */
+	for (i = 0; sc->groups[i].name; i++) {
+		if (!pids[i])
+			continue;
+		if (waitpid(pids[i], &status, 0) < 0)
+			die("waitpid: %s", strerror(errno));
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			die("reader in %s failed (wait status 0x%x)",
+			    sc->groups[i].name, status);
+	}
+	close(gate[0]);
+	return now_ms() - start;
+}
+
+/* memory.soft_limit_in_bytes when unset: PAGE_COUNTER_MAX pages. */
+static void print_soft_limit(const struct group *g)
+{
+	unsigned long long page = sysconf(_SC_PAGESIZE);
+	unsigned long long unlimited = LLONG_MAX / page * page;
+	unsigned long long val;
+	char path[PATH_MAX];
+
+	group_file(path, g, "memory.soft_limit_in_bytes");
+	val = read_u64(path);
+	if (val == unlimited)
+		printf("softlimit %s max\n", g->name);
+	else
+		printf("softlimit %s %llu\n", g->name, val >> 20);
+}
+
+static void report(struct run *r)
+{
+	const struct group *g;
+	char path[PATH_MAX];
+	int i;
+
+	for (g = r->sc->groups; g->name; g++)
+		if (g->soft_mib)
+			print_soft_limit(g);
+	for (i = 0; r->sc->groups[i].name; i++) {
+		g = &r->sc->groups[i];
+		group_file(path, g, "memory.usage_in_bytes");
+		r->usage_mib[i] = read_u64(path) >> 20;
+		printf("usage %s %lu\n", g->name, r->usage_mib[i]);
+	}
+}
+
+static int group_index(const struct run *r, const char *name)
+{
+	int i;
+
+	for (i = 0; r->sc->groups[i].name; i++)
+		if (!strcmp(r->sc->groups[i].name, name))
+			return i;
+	die("scenario %s has no group %s", r->sc->name, name);
+}
+
+/*
+ * global: A (soft limit 64M) and B (none) at the root fight over a guest
+ * too small for both files. Inert, A is not held near its soft limit;
+ * effective, it is, and B keeps nearly all of its file.
+ */
+static void check_global(const struct run *r, enum expect expect)
+{
+	int ia = group_index(r, "A");
+	unsigned long a = r->usage_mib[ia];
+	unsigned long b = r->usage_mib[group_index(r, "B")];
+	unsigned long soft = r->sc->groups[ia].soft_mib;
+
+	/*
+	 * Inert is the negation of effective for A: how A and B split the
+	 * memory without a soft limit is up to the LRU (MGLRU's memcg LRU
+	 * can leave either one far ahead), only A held near 64M is not.
+	 */
+	if (expect == EXPECT_INERT) {
+		check(4 * a > 5 * soft, "A %lu MiB > 1.25 x soft limit %lu MiB",
+		      a, soft);
+	} else {
+		check(4 * a <= 5 * soft,
+		      "A %lu MiB <= 1.25 x soft limit %lu MiB", a, soft);
+		check(20 * b >= 17 * BIG_MIB,
+		      "B %lu MiB >= 85%% of its %d MiB file", b, BIG_MIB);
+	}
+}
+
+/*
+ * parent: P's hard limit makes the pressure; reclaim of P must prefer A,
+ * which exceeds its soft limit, over B.
+ */
+static void check_parent(const struct run *r, enum expect expect)
+{
+	int ia = group_index(r, "A");
+	unsigned long a = r->usage_mib[ia];
+	unsigned long soft = r->sc->groups[ia].soft_mib;
+
+	if (expect == EXPECT_INERT)
+		check(2 * a > 3 * soft, "A %lu MiB > 1.5 x soft limit %lu MiB",
+		      a, soft);
+	else
+		check(2 * a <= 3 * soft,
+		      "A %lu MiB <= 1.5 x soft limit %lu MiB", a, soft);
+}
+
+/* nocontention: a soft limit alone must not cost A its cache. */
+static void check_nocontention(const struct run *r, enum expect expect)
+{
+	unsigned long a = r->usage_mib[group_index(r, "A")];
+
+	(void)expect;	/* the same on every kernel */
+	check(20 * a >= 19 * BIG_MIB, "A %lu MiB >= 95%% of its %d MiB file",
+	      a, BIG_MIB);
+}
+
+/*
+ * siblings: eight readers at the root, four with soft limits. Effective,
+ * each limited group stays near its limit and every unlimited group ends
+ * above every limited one. The shipped kernel promises nothing here.
+ */
+static void check_siblings(const struct run *r, enum expect expect)
+{
+	const struct group *gs = r->sc->groups;
+	unsigned long max_limited = 0;
+	int i;
+
+	if (expect == EXPECT_INERT)
+		return;
+	for (i = 0; gs[i].name; i++) {
+		if (!gs[i].soft_mib)
+			continue;
+		check(4 * r->usage_mib[i] <= 5 * gs[i].soft_mib,
+		      "%s %lu MiB <= 1.25 x soft limit %lu MiB", gs[i].name,
+		      r->usage_mib[i], gs[i].soft_mib);
+		if (r->usage_mib[i] > max_limited)
+			max_limited = r->usage_mib[i];
+	}
+	for (i = 0; gs[i].name; i++)
+		if (!gs[i].soft_mib)
+			check(r->usage_mib[i] > max_limited,
+			      "%s %lu MiB > every limited group (max %lu MiB)",
+			      gs[i].name, r->usage_mib[i], max_limited);
+}
+
+static const struct group global_groups[] = {
+	{ .name = "A", .path = "A", .soft_mib = 64, .file = "/data/big0" },
+	{ .name = "B", .path = "B", .file = "/data/big1" },
+	{ }
+};
+
+static const struct group parent_groups[] = {
+	{ .name = "P", .path = "P", .limit_mib = 256 },
+	{ .name = "A", .path = "P/A", .soft_mib = 32, .file = "/data/big0" },
+	{ .name = "B", .path = "P/B", .file = "/data/big1" },
+	{ }
+};
+
+static const struct group nocontention_groups[] = {
+	{ .name = "A", .path = "A", .soft_mib = 64, .file = "/data/big0" },
+	{ }
+};
+
+static const struct group siblings_groups[] = {
+	{ .name = "S0", .path = "S0", .soft_mib = 16, .file = "/data/small0" },
+	{ .name = "S1", .path = "S1", .soft_mib = 24, .file = "/data/small1" },
+	{ .name = "S2", .path = "S2", .soft_mib = 32, .file = "/data/small2" },
+	{ .name = "S3", .path = "S3", .soft_mib = 48, .file = "/data/small3" },
+	{ .name = "S4", .path = "S4", .file = "/data/small4" },
+	{ .name = "S5", .path = "S5", .file = "/data/small5" },
+	{ .name = "S6", .path = "S6", .file = "/data/small6" },
+	{ .name = "S7", .path = "S7", .file = "/data/small7" },
+	{ }
+};
+
+static const struct scenario scenarios[] = {
+	{ "global", "A (soft 64M) vs B at the root, 400M each",
+	  global_groups, check_global },
+	{ "parent", "P (limit 256M) with A (soft 32M) vs B, 400M each",
+	  parent_groups, check_parent },
+	{ "nocontention", "A (soft 64M) alone reads 400M",
+	  nocontention_groups, check_nocontention },
+	{ "siblings", "S0..S3 (soft 16,24,32,48M) vs S4..S7, 200M each",
+	  siblings_groups, check_siblings },
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: softlimit-scenario [--lru classic|mglru] "
+		"[--expect inert|effective|none] SCENARIO\n"
+		"scenarios:\n");
+	for (i = 0; i < ARRAY_SIZE(scenarios); i++)
+		fprintf(f, "  %-14s %s\n", scenarios[i].name, scenarios[i].help);
+}
+
+static void __noreturn __printf(1, 2)
+bad_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "softlimit-scenario: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	usage(stderr);
+	exit(2);
+}
+
+static const struct scenario *find_scenario(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(scenarios); i++)
+		if (!strcmp(scenarios[i].name, name))
+			return &scenarios[i];
+	bad_usage("unknown scenario '%s'", name);
+}
+
+static enum expect parse_expect(const char *word)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(expect_names); i++)
+		if (!strcmp(expect_names[i], word))
+			return i;
+	bad_usage("--expect takes inert, effective or none, not '%s'", word);
+}
+
+static void run_scenario(const struct scenario *sc, const char *lru,
+			 enum expect expect)
+{
+	struct run r = { .sc = sc };
+	int n;
+
+	printf("scenario %s\n", sc->name);
+	printf("expect %s\n", expect_names[expect]);
+	check_environment(sc);
+	setup_lru(lru);
+	drop_caches();
+	for (n = 0; sc->groups[n].name; n++)
+		create_group(&sc->groups[n]);
+	printf("elapsed_ms %ld\n", run_readers(sc));
+	report(&r);
+	if (expect != EXPECT_NONE)
+		sc->check(&r, expect);
+	print_checks();
+	/* Children before parents: the table lists parents first. */
+	while (n--)
+		remove_group(&sc->groups[n]);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "lru", required_argument, NULL, 'l' },
+		{ "expect", required_argument, NULL, 'e' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	enum expect expect = EXPECT_NONE;
+	const char *lru = NULL;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			if (strcmp(optarg, "classic") && strcmp(optarg, "mglru"))
+				bad_usage("--lru takes classic or mglru, not '%s'",
+					  optarg);
+			lru = optarg;
+			break;
+		case 'e':
+			expect = parse_expect(optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			bad_usage("bad option");
+		}
+	}
+	if (argc - optind != 1)
+		bad_usage("want exactly one scenario");
+
+	run_scenario(find_scenario(argv[optind]), lru, expect);
+	return nr_failed ? 1 : 0;
+}

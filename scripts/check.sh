@@ -1,0 +1,117 @@
+#!/bin/bash
+# make check: the whole test suite. Builds what it needs, then runs
+#  - host-side checks of the workbench's bad-input handling;
+#  - upstream's cgroup selftests on vanilla and on patched, each subtest's
+#    result compared with baseline/cgroup-selftests.txt;
+#  - the soft limit scenarios: on vanilla the knob must be inert, on
+#    patched (once the series is not empty) it must take effect;
+#  - the series' own cgroup selftests on patched.
+# Ends with 'N passed, N failed'; exits non-zero on any failure.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+passed=0 failed=0
+failures=()
+pass() { passed=$((passed + 1)); echo "PASS: $*"; }
+fail() { failed=$((failed + 1)); failures+=("$*"); echo "FAIL: $*"; }
+
+series_len=$(grep -cv '^#' patches/series 2>/dev/null || true)
+kernels=(vanilla)
+[ "${series_len:-0}" -gt 0 ] && kernels+=(patched)
+
+log "check: preparing ${kernels[*]}"
+bash scripts/prepare.sh "${kernels[@]}" || { echo "0 passed, 1 failed"; exit 1; }
+
+# --- the workbench refuses bad input with exit 2 and a list -------------
+expect_usage_error() {
+	local what=$1 out rc
+	shift
+	out=$("$@" 2>&1); rc=$?
+	if [ $rc = 2 ] && grep -q "valid" <<<"$out"; then
+		pass "workbench: $what gives exit 2 and the valid names"
+	else
+		fail "workbench: $what gave exit $rc: $out"
+	fi
+}
+expect_usage_error "unknown variant" bash scripts/run-guest.sh nosuch probe
+expect_usage_error "unknown test" bash scripts/run-guest.sh vanilla nosuch
+expect_usage_error "unknown kernel to build" bash scripts/build-kernel.sh nosuch
+
+# A guest that hangs is killed and named: 'hang' sleeps forever.
+out=$(bash scripts/run-guest.sh --timeout 20 vanilla hang 2>&1); rc=$?
+if [ $rc = 4 ] && grep -q "TIMEOUT: vanilla/hang" <<<"$out"; then
+	pass "workbench: a hung guest is killed and named"
+else
+	fail "workbench: hung guest gave exit $rc: $(tail -2 <<<"$out")"
+fi
+
+# --- upstream cgroup selftests against the recorded vanilla baseline ----
+# run_selftest KERNEL TEST: one line per subtest, "TEST SUBTEST RESULT".
+selftest_results() {
+	tr -d '\r' | sed -n -E 's/^(not ok|ok) [0-9]+ (# SKIP )?([a-z0-9_]+).*/\1|\2|\3/p' |
+		while IFS='|' read -r ok skip name; do
+			if [ -n "$skip" ]; then r=skip
+			elif [ "$ok" = ok ]; then r=pass
+			else r=fail; fi
+			echo "$1 $name $r"
+		done
+}
+
+for k in "${kernels[@]}"; do
+	for t in $(awk '!/^#/ && NF { print $1 }' baseline/cgroup-selftests.txt | sort -u); do
+		out=$(bash scripts/run-guest.sh --timeout 600 "$k" "$t" 2>&1); rc=$?
+		if [ $rc -ge 3 ]; then
+			fail "$k/$t: guest run failed (exit $rc): $(tail -3 <<<"$out")"
+			continue
+		fi
+		got=$(selftest_results "$t" <<<"$out")
+		while read -r test sub want; do
+			have=$(awk -v s="$sub" '$2 == s { print $3 }' <<<"$got")
+			if [ "$have" = "$want" ]; then
+				pass "$k/$t/$sub: $have as on vanilla"
+			else
+				fail "$k/$t/$sub: ${have:-missing}, baseline $want"
+			fi
+		done < <(awk -v t="$t" '$1 == t { print $1, $2, $3 }' baseline/cgroup-selftests.txt)
+	done
+done
+
+# --- soft limit scenarios -----------------------------------------------
+run_expect() {
+	local k=$1 t=$2 e=$3 out rc
+	out=$(bash scripts/run-guest.sh --expect "$e" "$k" "$t" 2>&1); rc=$?
+	echo "$out" | grep -E '^(usage|softlimit|ok|not ok)' | sed "s|^|    $k/$t: |"
+	if [ $rc = 0 ]; then
+		pass "$k/$t: soft limit $e"
+	else
+		fail "$k/$t: soft limit not $e (exit $rc)"
+	fi
+}
+for s in global parent nocontention; do
+	for lru in classic mglru; do
+		run_expect vanilla "scenario-$s-$lru" inert
+	done
+done
+if [[ " ${kernels[*]} " == *" patched "* ]]; then
+	for s in global parent nocontention siblings; do
+		for lru in classic mglru; do
+			run_expect patched "scenario-$s-$lru" effective
+		done
+	done
+	# The series' own selftests, whole-binary pass/fail.
+	for t in $(awk '!/^#/ && NF && $4 ~ /^\/selftests\// { print $1 }' guest/tests.list); do
+		grep -q "^$t " baseline/cgroup-selftests.txt && continue
+		out=$(bash scripts/run-guest.sh --timeout 600 patched "$t" 2>&1); rc=$?
+		echo "$out" | grep -E '^(not )?ok ' | sed "s|^|    patched/$t: |"
+		if [ $rc = 0 ]; then pass "patched/$t"; else fail "patched/$t (exit $rc)"; fi
+	done
+fi
+
+echo
+if [ $failed -gt 0 ]; then
+	echo "Failures:"
+	printf '  %s\n' "${failures[@]}"
+fi
+echo "$passed passed, $failed failed"
+[ $failed = 0 ]

@@ -1,0 +1,43 @@
+#!/bin/bash
+# Build the guest initramfs for one kernel variant:
+# build/out/VARIANT/initramfs.cpio.gz with busybox, our static guest
+# programs (guest/), guest/tests.list and the cgroup kselftests built
+# statically from that variant's own tree.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TOP=$PWD
+. scripts/lib.sh
+need busybox busybox-static
+need cpio cpio
+
+variant=${1:-}
+src=$(variant_src "$variant") || exit 2
+out=build/out/$variant
+root=$out/initramfs
+sel=$src/tools/testing/selftests/cgroup
+
+make -s -C guest OUT="$TOP/build/guest"
+
+rm -rf "$root"
+mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,data,selftests}
+cp build/guest/init "$root/init"
+cp build/guest/* "$root/bin/"
+rm "$root/bin/init"
+cp /bin/busybox "$root/bin/busybox"
+# busybox applets, except where one of our programs has the name.
+for a in $(/bin/busybox --list); do
+	[ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"
+done
+cp guest/tests.list "$root/etc/tests.list"
+
+# Every cgroup selftest we run that exists in this tree; new ones come
+# with the series, so the patched tree has more than vanilla.
+for t in $CGROUP_SELFTESTS; do
+	[ -f "$sel/$t.c" ] || continue
+	gcc -static -O2 -Wall -pthread -I"$src/tools/testing/selftests" \
+		-o "$root/selftests/$t" "$sel/$t.c" "$sel/cgroup_util.c" 2>"$out/selftest-$t.log" ||
+		{ cat "$out/selftest-$t.log" >&2; die "building selftest $t from $src failed"; }
+done
+
+(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 > "$out/initramfs.cpio.gz"
+log "initramfs for $variant: $out/initramfs.cpio.gz ($(ls "$root/selftests" | wc -l) selftests)"

@@ -1,0 +1,96 @@
+#!/bin/bash
+# Boot one kernel variant in QEMU and run one guest test (guest/tests.list).
+#   scripts/run-guest.sh [--mem MiB] [--cpus N] [--timeout S] [--expect WORD]
+#                        [--icount] VARIANT TEST
+# Prints the test's output (between init's @@@ markers) and exits 0 only if
+# the test passed and the kernel log has no BUG/WARNING/KASAN/lockdep/Call
+# Trace line. Exit: 1 test failed, 2 bad usage, 3 kernel splat, 4 timeout.
+# The whole serial log is kept in build/runs/VARIANT/TEST.log.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+mem=512 cpus=2 timeout=300 expect=none icount=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--mem) mem=$2; shift 2 ;;
+	--cpus) cpus=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--expect) expect=$2; shift 2 ;;
+	--icount) icount="-icount shift=0,align=off,sleep=off"; shift ;;
+	-*) echo "run-guest: unknown option $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+if [ $# -ne 2 ]; then
+	echo "usage: $0 [--mem MiB] [--cpus N] [--timeout S] [--expect WORD] [--icount] VARIANT TEST" >&2
+	exit 2
+fi
+variant=$1 test=$2
+variant_src "$variant" >/dev/null || exit 2
+tests=$(grep -v '^#' guest/tests.list | awk 'NF { print $1 }')
+if ! grep -qx -- "$test" <<<"$tests"; then
+	echo "run-guest: unknown test '$test'; valid tests:" >&2
+	echo "$tests" | sed 's/^/  /' >&2
+	exit 2
+fi
+need qemu-system-x86_64 qemu-system-x86
+need timeout coreutils
+
+out=build/out/$variant
+kernel=$out/arch/x86/boot/bzImage
+initrd=$out/initramfs.cpio.gz
+[ -f "$kernel" ] || die "no $variant kernel: run scripts/build-kernel.sh $variant"
+[ -f "$initrd" ] || die "no $variant initramfs: run scripts/make-initramfs.sh $variant"
+[ -f build/disks/data.img ] || die "no disks: run scripts/make-disks.sh"
+
+# KVM only where a probe boot really finished; TCG otherwise.
+accel=tcg
+if [ -z "$icount" ] && [ -w /dev/kvm ] && [ "$(cat build/kvm-works 2>/dev/null)" = yes ]; then
+	accel=kvm
+fi
+
+logdir=build/runs/$variant
+mkdir -p "$logdir"
+logf=$logdir/$test.log
+log "booting $variant ($accel, ${mem} MiB, $cpus vCPUs) for $test, timeout ${timeout}s"
+start=$(date +%s)
+set +e
+timeout --kill-after=5 "$timeout" qemu-system-x86_64 \
+	-accel "$accel" $icount -m "$mem" -smp "$cpus" \
+	-kernel "$kernel" -initrd "$initrd" \
+	-append "console=ttyS0 panic=-1 oops=panic loglevel=5 run=$test expect=$expect" \
+	-drive file=build/disks/data.img,if=virtio,format=raw,snapshot=on \
+	-drive file=build/disks/swap.img,if=virtio,format=raw,snapshot=on \
+	-nographic -no-reboot -nodefaults -serial stdio -monitor none \
+	</dev/null >"$logf" 2>&1
+qrc=$?
+set -e
+secs=$(( $(date +%s) - start ))
+
+# The test's own output, between init's markers.
+tr -d '\r' < "$logf" | sed -n "/^@@@ BEGIN $test\$/,/^@@@ END $test /p"
+
+if [ $qrc = 124 ] || [ $qrc = 137 ]; then
+	echo "run-guest: TIMEOUT: $variant/$test hung, QEMU killed after ${timeout}s (log: $logf)" >&2
+	exit 4
+fi
+# An OOM kill is no splat, but its report dumps a stack: drop the report
+# from "invoked oom-killer" to the end of its trace before looking.
+splats=$(tr -d '\r' < "$logf" |
+	awk '/invoked oom-killer/ { skip = 1 } !skip { print } /<\/TASK>/ { skip = 0 }' |
+	grep -E 'BUG:|WARNING:|KASAN|possible (recursive |circular )?locking|lockdep|Call Trace|Kernel panic|Oops' || true)
+if [ -n "$splats" ]; then
+	echo "run-guest: KERNEL SPLAT in $variant/$test (log: $logf):" >&2
+	echo "$splats" | head -20 >&2
+	exit 3
+fi
+end=$(grep -a "^@@@ END $test " "$logf" | tr -d '\r' | tail -1)
+if [ -z "$end" ]; then
+	echo "run-guest: $variant/$test ended without a result (QEMU rc $qrc, log: $logf)" >&2
+	exit 1
+fi
+rc=${end##*rc=}
+rc=${rc%% *}
+log "$variant/$test finished in ${secs}s, rc=$rc"
+[ "$rc" = 0 ]
