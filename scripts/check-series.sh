@@ -1,0 +1,52 @@
+#!/bin/bash
+# Bisectability and style of the series: every commit vanilla..HEAD of
+# build/linux must pass checkpatch --strict and build with the guest config
+# and with CONFIG_MEMCG=n, CONFIG_MEMCG_V1=n and CONFIG_LRU_GEN=n. Builds in
+# a separate worktree (build/src/bisect) so build/linux is left alone.
+# Long: about 2 min per commit and config after the first build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TOP=$PWD
+. scripts/lib.sh
+
+wt=build/src/bisect
+[ -d "$wt" ] || git -C build/linux worktree add -q --detach "$TOP/$wt" vanilla
+commits=$(git -C build/linux rev-list --reverse vanilla..HEAD)
+[ -n "$commits" ] || die "empty series"
+
+declare -A extra=(
+	[full]=""
+	[nomemcg]="CONFIG_MEMCG=n"
+	[nomemcgv1]="CONFIG_MEMCG_V1=n"
+	[nolrugen]="CONFIG_LRU_GEN=n"
+)
+bad=0
+for c in $commits; do
+	subj=$(git -C build/linux log -1 --format=%s "$c")
+	if (cd build/linux && ./scripts/checkpatch.pl --strict -q -g "$c") >/dev/null 2>&1; then
+		log "checkpatch ok: $subj"
+	else
+		log "CHECKPATCH FAILED: $subj"; bad=1
+	fi
+	git -C "$wt" checkout -q --detach "$c"
+	for cfg in full nomemcg nomemcgv1 nolrugen; do
+		out=build/out/bisect-$cfg
+		mkdir -p "$out"
+		frag=$out/extra.config
+		printf '%s\n' ${extra[$cfg]} > "$frag"
+		if [ ! -f "$out/.config" ]; then
+			make -s -C "$wt" O="$TOP/$out" tinyconfig >/dev/null
+			(cd "$wt" && KCONFIG_CONFIG="$TOP/$out/.config" scripts/kconfig/merge_config.sh \
+				-m -O "$TOP/$out" "$TOP/$out/.config" "$TOP/config/guest.config" "$TOP/$frag") >/dev/null
+			make -s -C "$wt" O="$TOP/$out" olddefconfig >/dev/null
+		fi
+		if make -s -C "$wt" O="$TOP/$out" -j"$(nproc)" bzImage >"$out/build.log" 2>&1 &&
+		   ! grep -q 'warning:' "$out/build.log"; then
+			log "builds ($cfg): $subj"
+		else
+			log "BUILD FAILED or warned ($cfg): $subj (log $out/build.log)"; bad=1
+		fi
+	done
+done
+[ $bad = 0 ] && log "series: every commit is checkpatch-clean and builds in every config"
+exit $bad
