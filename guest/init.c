@@ -31,7 +31,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
@@ -274,13 +277,26 @@ static void setup_cgroup(const struct test *t)
 		mount_fs("memory", "/sys/fs/cgroup/memory", "cgroup", 0,
 			 "memory");
 	} else {
-		mount_fs("cgroup2", "/sys/fs/cgroup", "cgroup2", 0, NULL);
+		/* as systemd mounts it; test_core's lesser_ns_open needs it */
+		mount_fs("cgroup2", "/sys/fs/cgroup", "cgroup2", 0, "nsdelegate");
 		write_str("/sys/fs/cgroup/cgroup.subtree_control", "+memory");
 	}
 }
 
+/* test_memcontrol's memcg_sock talks TCP to itself over localhost */
+static void setup_loopback(void)
+{
+	struct ifreq ifr = { .ifr_name = "lo", .ifr_flags = IFF_UP };
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	if (fd < 0 || ioctl(fd, SIOCSIFFLAGS, &ifr))
+		setup_failed("bringing up lo: %s", strerror(errno));
+	close(fd);
+}
+
 static void setup_test(const struct test *t)
 {
+	setup_loopback();
 	mount_fs("/dev/vda", "/data", "ext2", MS_NOATIME, NULL);
 	setup_cgroup(t);
 	if (t->swap && swapon("/dev/vdb", 0))

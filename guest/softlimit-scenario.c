@@ -19,14 +19,24 @@
  *   usage GROUP MIB       memory.usage_in_bytes after all readers exited
  * then, unless --expect none, TAP: "1..N" and "ok K - ..."/"not ok K - ...".
  *
+ * Two scenarios measure cost rather than placement and print their own lines:
+ *   unreclaimable  "phase limited|unlimited b_mibps X kswapd_ms N oom_kills N
+ *                  usage_A MIB usage_B MIB a_alive 0|1", then "ratio KEY R"
+ *                  (limited / unlimited) for b_mibps and kswapd_ms
+ *   cost           "cost KEY VALUE", for the host to compare kernels
+ *
  * --expect inert: the shipped kernel, where the knob does nothing;
  * --expect effective: the series, where it pushes violators down.
  * Exit: 0 pass, 1 assertion failed or error, 2 usage.
  */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -63,6 +73,7 @@ struct group {
 	unsigned long limit_mib;	/* memory.limit_in_bytes, 0 for none */
 	unsigned long soft_mib;		/* memory.soft_limit_in_bytes, 0 for none */
 	const char *file;		/* a reader reads it, NULL for no reader */
+	unsigned long anon_mib;		/* a holder pins this much anon memory */
 };
 
 struct run {
@@ -75,6 +86,7 @@ struct scenario {
 	const char *help;
 	const struct group *groups;	/* ends with an entry without name */
 	void (*check)(const struct run *r, enum expect expect);
+	void (*run)(const struct scenario *sc, enum expect expect);
 };
 
 /* TAP results, kept until all are known so that the plan comes first. */
@@ -240,6 +252,23 @@ static void remove_group(const struct group *g)
 	}
 }
 
+/* Creates a table's groups in order; returns how many. */
+static int create_groups(const struct group *groups)
+{
+	int n;
+
+	for (n = 0; groups[n].name; n++)
+		create_group(&groups[n]);
+	return n;
+}
+
+/* Children before parents: the tables list parents first. */
+static void remove_groups(const struct group *groups, int n)
+{
+	while (n--)
+		remove_group(&groups[n]);
+}
+
 static void read_file_passes(const char *file)
 {
 	static char buf[CHUNK];
@@ -293,7 +322,7 @@ static long now_ms(void)
 }
 
 /* Runs every group's reader concurrently; returns the wall time in ms. */
-static long run_readers(const struct scenario *sc)
+static long run_readers(const struct group *groups)
 {
 	pid_t pids[MAX_GROUPS];
 	int gate[2], i, status;
@@ -301,21 +330,181 @@ static long run_readers(const struct scenario *sc)
 
 	if (pipe(gate))
 		die("pipe: %s", strerror(errno));
-	for (i = 0; sc->groups[i].name; i++)
-		pids[i] = sc->groups[i].file ? spawn_reader(&sc->groups[i], gate) : 0;
+	for (i = 0; groups[i].name; i++)
+		pids[i] = groups[i].file ? spawn_reader(&groups[i], gate) : 0;
 	start = now_ms();
 	close(gate[1]);		/* EOF on the gate lets all readers go */
-	for (i = 0; sc->groups[i].name; i++) {
+	for (i = 0; groups[i].name; i++) {
 		if (!pids[i])
 			continue;
 		if (waitpid(pids[i], &status, 0) < 0)
 			die("waitpid: %s", strerror(errno));
 		if (!WIFEXITED(status) || WEXITSTATUS(status))
 			die("reader in %s failed (wait status 0x%x)",
-			    sc->groups[i].name, status);
+			    groups[i].name, status);
 	}
 	close(gate[0]);
 	return now_ms() - start;
+}
+
+/*
+ * Looks up @key in a file of "key value" lines (/proc/vmstat, v1
+ * memory.stat); false if it has no such line.
+ */
+static bool stat_lookup(const char *path, const char *key,
+			unsigned long long *val)
+{
+	char name[64];
+	unsigned long long v;
+	bool found = false;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		die("open %s: %s", path, strerror(errno));
+	while (!found && fscanf(f, "%63s %llu", name, &v) == 2) {
+		if (!strcmp(name, key)) {
+			*val = v;
+			found = true;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static unsigned long long vmstat(const char *key)
+{
+	unsigned long long val;
+
+	if (!stat_lookup("/proc/vmstat", key, &val))
+		die("/proc/vmstat has no %s (CONFIG_VM_EVENT_COUNTERS?)", key);
+	return val;
+}
+
+/* The guest has one node, so kswapd0 is the only kswapd there is. */
+static pid_t find_kswapd(void)
+{
+	char path[PATH_MAX], comm[32];
+	struct dirent *de;
+	pid_t pid = 0;
+	DIR *dir = opendir("/proc");
+	FILE *f;
+
+	if (!dir)
+		die("opendir /proc: %s", strerror(errno));
+	while (!pid && (de = readdir(dir))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;	/* the process has just exited */
+		if (fgets(comm, sizeof(comm), f) && !strcmp(comm, "kswapd0\n"))
+			pid = atoi(de->d_name);
+		fclose(f);
+	}
+	closedir(dir);
+	if (!pid)
+		die("no kswapd0 in /proc");
+	return pid;
+}
+
+/* utime + stime of @pid so far, in clock ticks (fields 14, 15 of stat). */
+static unsigned long long cpu_ticks(pid_t pid)
+{
+	unsigned long long utime, stime;
+	char path[64], line[512], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		die("open %s: %s", path, strerror(errno));
+	if (!fgets(line, sizeof(line), f))
+		die("read %s: %s", path, strerror(errno));
+	fclose(f);
+	/*
+	 * comm may hold blanks and parentheses; the last ')' ends it. Skip
+	 * state, ppid, pgrp, session, tty_nr, tpgid, flags and the four fault
+	 * counts.
+	 */
+	p = strrchr(line, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u"
+			 " %llu %llu", &utime, &stime) != 2)
+		die("cannot parse %s", path);
+	return utime + stime;
+}
+
+static long ticks_ms(unsigned long long ticks)
+{
+	return ticks * 1000 / sysconf(_SC_CLK_TCK);
+}
+
+/*
+ * A write to every page: a read fault would only map the shared zero
+ * page. volatile, so that the compiler cannot drop stores to memory that
+ * is never read back.
+ */
+static void hold_anon(unsigned long mib)
+{
+	size_t size = (size_t)mib << 20, page = sysconf(_SC_PAGESIZE), off;
+	volatile char *mem = malloc(size);
+
+	if (!mem)
+		die("malloc %lu MiB: %s", mib, strerror(errno));
+	for (off = 0; off < size; off += page)
+		mem[off] = 1;
+}
+
+/*
+ * A holder joins its group, pins g->anon_mib of anonymous memory there
+ * (no swap in the guest: reclaim can take none of it back), says so on a
+ * pipe, and waits to be killed. Returns once all of it is charged.
+ */
+static pid_t spawn_holder(const struct group *g)
+{
+	char path[PATH_MAX], c;
+	int ready[2];
+	pid_t pid;
+
+	if (pipe(ready))
+		die("pipe: %s", strerror(errno));
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid) {
+		close(ready[0]);
+		group_file(path, g, "cgroup.procs");
+		write_u64(path, getpid());
+		hold_anon(g->anon_mib);
+		if (write(ready[1], "", 1) != 1)
+			die("holder %s: ready: %s", g->name, strerror(errno));
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	/* EOF instead of the byte: the holder died on the way. */
+	if (read(ready[0], &c, 1) != 1)
+		die("holder in %s died before pinning %lu MiB", g->name,
+		    g->anon_mib);
+	close(ready[0]);
+	return pid;
+}
+
+/* Kills and reaps the holder; returns whether it was still alive. */
+static bool end_holder(pid_t pid)
+{
+	int status;
+	pid_t ret = waitpid(pid, &status, WNOHANG);
+
+	if (ret < 0)
+		die("waitpid: %s", strerror(errno));
+	if (ret)
+		return false;	/* only an OOM kill ends a holder early */
+	kill(pid, SIGKILL);
+	if (waitpid(pid, &status, 0) < 0)
+		die("waitpid: %s", strerror(errno));
+	return true;
 }
 
 /* memory.soft_limit_in_bytes when unset: PAGE_COUNTER_MAX pages. */
@@ -334,21 +523,49 @@ static void print_soft_limit(const struct group *g)
 		printf("softlimit %s %llu\n", g->name, val >> 20);
 }
 
+static unsigned long usage_mib(const struct group *g)
+{
+	char path[PATH_MAX];
+
+	group_file(path, g, "memory.usage_in_bytes");
+	return read_u64(path) >> 20;
+}
+
+static void print_soft_limits(const struct group *groups)
+{
+	const struct group *g;
+
+	for (g = groups; g->name; g++)
+		if (g->soft_mib)
+			print_soft_limit(g);
+}
+
 static void report(struct run *r)
 {
 	const struct group *g;
-	char path[PATH_MAX];
 	int i;
 
-	for (g = r->sc->groups; g->name; g++)
-		if (g->soft_mib)
-			print_soft_limit(g);
+	print_soft_limits(r->sc->groups);
 	for (i = 0; r->sc->groups[i].name; i++) {
 		g = &r->sc->groups[i];
-		group_file(path, g, "memory.usage_in_bytes");
-		r->usage_mib[i] = read_u64(path) >> 20;
+		r->usage_mib[i] = usage_mib(g);
 		printf("usage %s %lu\n", g->name, r->usage_mib[i]);
 	}
+}
+
+/* One contest of readers, judged by sc->check on the final usages. */
+static void run_contest(const struct scenario *sc, enum expect expect)
+{
+	struct run r = { .sc = sc };
+	int n;
+
+	drop_caches();
+	n = create_groups(sc->groups);
+	printf("elapsed_ms %ld\n", run_readers(sc->groups));
+	report(&r);
+	if (expect != EXPECT_NONE)
+		sc->check(&r, expect);
+	remove_groups(sc->groups, n);
 }
 
 static int group_index(const struct run *r, const char *name)
@@ -476,15 +693,236 @@ static const struct group siblings_groups[] = {
 	{ }
 };
 
+/*
+ * unreclaimable: A pins 200M of anon memory, far above its 32M soft limit,
+ * and nothing can reclaim it; B streams its file next to it. Chasing A's
+ * excess must neither slow B down, burn kswapd time nor OOM-kill anyone:
+ * the same run without any soft limit is the yardstick. Tables: A, then B.
+ */
+static const struct group unreclaimable_limited[] = {
+	{ .name = "A", .path = "A", .soft_mib = 32, .anon_mib = 200 },
+	{ .name = "B", .path = "B", .file = "/data/big1" },
+	{ }
+};
+
+static const struct group unreclaimable_unlimited[] = {
+	{ .name = "A", .path = "A", .anon_mib = 200 },
+	{ .name = "B", .path = "B", .file = "/data/big1" },
+	{ }
+};
+
+/* What "ratio" and the checks compare: limited over unlimited. */
+#define RATIO_MIN	0.90
+#define RATIO_MAX	1.10
+/* kswapd time is counted in ticks: below this in both phases, it is noise */
+#define KSWAPD_NOISE_MS	50
+#define KSWAPD_SLACK_MS	20
+
+struct phase {
+	const char *name;
+	const struct group *groups;
+	double b_mibps;
+	long kswapd_ms;
+	unsigned long long oom_kills;
+	unsigned long usage_a, usage_b;
+	bool a_alive;
+};
+
+static double file_mib(const char *file)
+{
+	struct stat st;
+
+	if (stat(file, &st))
+		die("%s: %s", file, strerror(errno));
+	return st.st_size / (double)(1 << 20);
+}
+
+/* Fresh groups and an empty page cache, so phases do not inherit state. */
+static void run_phase(struct phase *ph, pid_t kswapd)
+{
+	const struct group *a = &ph->groups[0], *b = &ph->groups[1];
+	unsigned long long oom, ticks;
+	pid_t holder;
+	long ms;
+	int n;
+
+	drop_caches();
+	n = create_groups(ph->groups);
+	print_soft_limits(ph->groups);	/* "max": the knob is inert */
+	oom = vmstat("oom_kill");
+	holder = spawn_holder(a);
+	ticks = cpu_ticks(kswapd);
+	ms = run_readers(ph->groups);	/* only B has a file to read */
+	ph->kswapd_ms = ticks_ms(cpu_ticks(kswapd) - ticks);
+	ph->b_mibps = PASSES * file_mib(b->file) * 1000 / ms;
+	ph->usage_a = usage_mib(a);
+	ph->usage_b = usage_mib(b);
+	ph->a_alive = end_holder(holder);
+	ph->oom_kills = vmstat("oom_kill") - oom;
+	remove_groups(ph->groups, n);
+	printf("phase %s b_mibps %.1f kswapd_ms %ld oom_kills %llu usage_A %lu usage_B %lu a_alive %d\n",
+	       ph->name, ph->b_mibps, ph->kswapd_ms, ph->oom_kills,
+	       ph->usage_a, ph->usage_b, ph->a_alive);
+}
+
+static double ratio(double limited, double unlimited)
+{
+	if (!unlimited)
+		return limited ? INFINITY : 1.0;
+	return limited / unlimited;
+}
+
+static bool ratio_ok(double r)
+{
+	return r >= RATIO_MIN && r <= RATIO_MAX;
+}
+
+/* A few ticks either way are no cost: compare the difference instead. */
+static void check_kswapd(long limited, long unlimited)
+{
+	double r = ratio(limited, unlimited);
+	long diff = labs(limited - unlimited);
+
+	if (limited >= KSWAPD_NOISE_MS || unlimited >= KSWAPD_NOISE_MS) {
+		check(ratio_ok(r), "kswapd_ms ratio %.3f within %.2f..%.2f",
+		      r, RATIO_MIN, RATIO_MAX);
+		return;
+	}
+	printf("note kswapd_ms < %d ms in both phases, ratio is noise: checking |difference| %ld <= %d ms\n",
+	       KSWAPD_NOISE_MS, diff, KSWAPD_SLACK_MS);
+	check(diff <= KSWAPD_SLACK_MS,
+	      "kswapd_ms %ld vs %ld (both < %d ms): |difference| %ld <= %d ms",
+	      limited, unlimited, KSWAPD_NOISE_MS, diff, KSWAPD_SLACK_MS);
+}
+
+/*
+ * Inert or effective, the answer is the same: a soft limit that does
+ * nothing costs nothing, and one that works must not cost anything either
+ * when there is nothing it can take.
+ */
+static void check_unreclaimable(const struct phase *ph, int nr,
+				double b_limited, double b_unlimited,
+				long ks_limited, long ks_unlimited)
+{
+	double r = ratio(b_limited, b_unlimited);
+	int i;
+
+	for (i = 0; i < nr; i++) {
+		check(!ph[i].oom_kills, "phase %s: no OOM kill (%llu)",
+		      ph[i].name, ph[i].oom_kills);
+		check(ph[i].a_alive, "phase %s: A alive after B's reads",
+		      ph[i].name);
+	}
+	check(ratio_ok(r), "b_mibps ratio %.3f within %.2f..%.2f", r,
+	      RATIO_MIN, RATIO_MAX);
+	check_kswapd(ks_limited, ks_unlimited);
+}
+
+/*
+ * The phases run limited, unlimited, unlimited, limited: kswapd's time
+ * depends on a phase's place in the boot (how many shadow entries it
+ * finds), and the mirrored order gives both kinds the same places.
+ */
+static void run_unreclaimable(const struct scenario *sc, enum expect expect)
+{
+	struct phase ph[] = {
+		{ .name = "limited", .groups = sc->groups },
+		{ .name = "unlimited", .groups = unreclaimable_unlimited },
+		{ .name = "unlimited", .groups = unreclaimable_unlimited },
+		{ .name = "limited", .groups = sc->groups },
+	};
+	pid_t kswapd = find_kswapd();
+	double b_lim, b_unl;
+	long ks_lim, ks_unl;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ph); i++)
+		run_phase(&ph[i], kswapd);
+	b_lim = ph[0].b_mibps + ph[3].b_mibps;
+	b_unl = ph[1].b_mibps + ph[2].b_mibps;
+	ks_lim = ph[0].kswapd_ms + ph[3].kswapd_ms;
+	ks_unl = ph[1].kswapd_ms + ph[2].kswapd_ms;
+	printf("ratio b_mibps %.3f\n", ratio(b_lim, b_unl));
+	printf("ratio kswapd_ms %.3f\n", ratio(ks_lim, ks_unl));
+	if (expect != EXPECT_NONE)
+		check_unreclaimable(ph, ARRAY_SIZE(ph), b_lim, b_unl,
+				    ks_lim, ks_unl);
+}
+
+/*
+ * cost: the global workload without any soft limit, for the price of
+ * reclaim itself. v1 memory.stat has no pgscan/pgsteal, so those are the
+ * system's; per group there is only the charge traffic.
+ */
+static const struct group cost_groups[] = {
+	{ .name = "A", .path = "A", .file = "/data/big0" },
+	{ .name = "B", .path = "B", .file = "/data/big1" },
+	{ }
+};
+
+static const char *const cost_vmstat_keys[] = {
+	"pgscan_kswapd", "pgscan_direct", "pgsteal_kswapd", "pgsteal_direct",
+};
+
+static const char *const cost_memcg_keys[] = {
+	"pgpgin", "pgpgout", "total_pgpgout",
+};
+
+/* The groups are fresh: their counters are the run's deltas already. */
+static void print_memcg_cost(const struct group *g)
+{
+	unsigned long long val;
+	char path[PATH_MAX];
+	size_t i;
+
+	group_file(path, g, "memory.stat");
+	for (i = 0; i < ARRAY_SIZE(cost_memcg_keys); i++)
+		if (stat_lookup(path, cost_memcg_keys[i], &val))
+			printf("cost %s_%s %llu\n", cost_memcg_keys[i], g->name,
+			       val);
+	printf("cost usage_%s %lu\n", g->name, usage_mib(g));
+}
+
+/* Nothing to assert whatever --expect says: the host compares kernels. */
+static void run_cost(const struct scenario *sc, enum expect expect)
+{
+	unsigned long long before[ARRAY_SIZE(cost_vmstat_keys)], ticks;
+	pid_t kswapd = find_kswapd();
+	long ms, kswapd_ms;
+	size_t i;
+	int n;
+
+	(void)expect;
+	drop_caches();
+	n = create_groups(sc->groups);
+	for (i = 0; i < ARRAY_SIZE(cost_vmstat_keys); i++)
+		before[i] = vmstat(cost_vmstat_keys[i]);
+	ticks = cpu_ticks(kswapd);
+	ms = run_readers(sc->groups);
+	kswapd_ms = ticks_ms(cpu_ticks(kswapd) - ticks);
+	for (i = 0; i < ARRAY_SIZE(cost_vmstat_keys); i++)
+		printf("cost %s %llu\n", cost_vmstat_keys[i],
+		       vmstat(cost_vmstat_keys[i]) - before[i]);
+	printf("cost kswapd_ms %ld\n", kswapd_ms);
+	printf("cost elapsed_ms %ld\n", ms);
+	for (i = 0; sc->groups[i].name; i++)
+		print_memcg_cost(&sc->groups[i]);
+	remove_groups(sc->groups, n);
+}
+
 static const struct scenario scenarios[] = {
 	{ "global", "A (soft 64M) vs B at the root, 400M each",
-	  global_groups, check_global },
+	  global_groups, check_global, run_contest },
 	{ "parent", "P (limit 256M) with A (soft 32M) vs B, 400M each",
-	  parent_groups, check_parent },
+	  parent_groups, check_parent, run_contest },
 	{ "nocontention", "A (soft 64M) alone reads 400M",
-	  nocontention_groups, check_nocontention },
+	  nocontention_groups, check_nocontention, run_contest },
 	{ "siblings", "S0..S3 (soft 16,24,32,48M) vs S4..S7, 200M each",
-	  siblings_groups, check_siblings },
+	  siblings_groups, check_siblings, run_contest },
+	{ "unreclaimable", "A (soft 32M) pins 200M anon, B reads 400M; again unlimited",
+	  unreclaimable_limited, NULL, run_unreclaimable },
+	{ "cost", "A and B at the root, 400M each, no soft limit: reclaim cost",
+	  cost_groups, NULL, run_cost },
 };
 
 static void usage(FILE *f)
@@ -535,24 +973,12 @@ static enum expect parse_expect(const char *word)
 static void run_scenario(const struct scenario *sc, const char *lru,
 			 enum expect expect)
 {
-	struct run r = { .sc = sc };
-	int n;
-
 	printf("scenario %s\n", sc->name);
 	printf("expect %s\n", expect_names[expect]);
 	check_environment(sc);
 	setup_lru(lru);
-	drop_caches();
-	for (n = 0; sc->groups[n].name; n++)
-		create_group(&sc->groups[n]);
-	printf("elapsed_ms %ld\n", run_readers(sc));
-	report(&r);
-	if (expect != EXPECT_NONE)
-		sc->check(&r, expect);
+	sc->run(sc, expect);
 	print_checks();
-	/* Children before parents: the table lists parents first. */
-	while (n--)
-		remove_group(&sc->groups[n]);
 }
 
 int main(int argc, char **argv)

@@ -12,8 +12,9 @@ variant_src() {
 	vanilla) echo build/src/vanilla ;;
 	legacy) echo build/src/legacy ;;
 	patched|debug) echo build/linux ;;
+	wip-*) echo "build/src/$1" ;;	# a scratch worktree of build/linux
 	*)
-		echo "unknown kernel variant '$1'; valid: $VARIANTS" >&2
+		echo "unknown kernel variant '$1'; valid: $VARIANTS (or wip-NAME for build/src/wip-NAME)" >&2
 		return 2 ;;
 	esac
 }
