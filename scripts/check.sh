@@ -58,22 +58,42 @@ selftest_results() {
 		done
 }
 
+# mismatches TEST RESULTS: the subtests whose result is not the baseline's
+# ("flaky" in the baseline accepts pass and fail, for a reason given there).
+mismatches() {
+	awk -v t="$1" '$1 == t { print $2, $3 }' baseline/cgroup-selftests.txt |
+		while read -r sub want; do
+			have=$(awk -v s="$sub" '$2 == s { print $3 }' <<<"$2")
+			case "$want:$have" in
+			"$have:$have"|flaky:pass|flaky:fail) ;;
+			*) echo "$sub ${have:-missing} $want" ;;
+			esac
+		done
+}
+
+# A differing binary gets one rerun: under TCG a few upstream subtests
+# miss their timing now and then. Both results are printed.
 for k in "${kernels[@]}"; do
 	for t in $(awk '!/^#/ && NF { print $1 }' baseline/cgroup-selftests.txt | sort -u); do
-		out=$(bash scripts/run-guest.sh --timeout 600 "$k" "$t" 2>&1); rc=$?
-		if [ $rc -ge 3 ]; then
-			fail "$k/$t: guest run failed (exit $rc): $(tail -3 <<<"$out")"
-			continue
-		fi
-		got=$(selftest_results "$t" <<<"$out")
-		while read -r test sub want; do
-			have=$(awk -v s="$sub" '$2 == s { print $3 }' <<<"$got")
-			if [ "$have" = "$want" ]; then
-				pass "$k/$t/$sub: $have as on vanilla"
-			else
-				fail "$k/$t/$sub: ${have:-missing}, baseline $want"
+		bad= got=
+		for try in 1 2; do
+			out=$(bash scripts/run-guest.sh --timeout 600 "$k" "$t" 2>&1); rc=$?
+			if [ $rc -ge 3 ]; then
+				bad="guest run failed (exit $rc): $(tail -3 <<<"$out")"
+				break
 			fi
-		done < <(awk -v t="$t" '$1 == t { print $1, $2, $3 }' baseline/cgroup-selftests.txt)
+			got=$(selftest_results "$t" <<<"$out")
+			bad=$(mismatches "$t" "$got")
+			[ -z "$bad" ] && break
+			echo "NOTE: $k/$t try $try differs from the baseline: $(tr '\n' ';' <<<"$bad")"
+		done
+		if [ -z "$bad" ]; then
+			note=
+			[ "$try" = 2 ] && note=", after one rerun"
+			pass "$k/$t: all $(wc -l <<<"$got") subtests as on vanilla$note"
+		else
+			fail "$k/$t: $(tr '\n' ';' <<<"$bad") (result baseline)"
+		fi
 	done
 done
 
