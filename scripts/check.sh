@@ -106,7 +106,7 @@ run_expect() {
 	local k=$1 t=$2 e=$3 miss=${4:-} out rc unexpected
 	shift 3; shift || true
 	out=$(bash scripts/run-guest.sh "$@" --expect "$e" "$k" "$t" 2>&1); rc=$?
-	echo "$out" | grep -E '^(usage|softlimit|phase|ratio|ok|not ok)' | sed "s|^|    $k/$t: |"
+	echo "$out" | grep -E '^(usage|softlimit|phase|ratio|measured|ok|not ok)' | sed "s|^|    $k/$t: |"
 	unexpected=$(grep '^not ok' <<<"$out" | grep -vE "${miss:-^$}" || true)
 	if [ -n "$miss" ]; then
 		grep '^not ok' <<<"$out" | grep -E "$miss" | sed "s|^|MISSED (known): $k/$t: |" || true
