@@ -3,7 +3,8 @@
 # build/linux must pass checkpatch --strict and build with the guest config
 # and with CONFIG_MEMCG=n, CONFIG_MEMCG_V1=n and CONFIG_LRU_GEN=n. Builds in
 # a separate worktree (build/src/bisect) so build/linux is left alone.
-# Long: about 2 min per commit and config after the first build.
+# CONFIGS narrows the configs. Long: about 2 min per commit and config after the first build.
+# TARGETS (default bzImage) narrows what is built, e.g. TARGETS="mm/".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TOP=$PWD
@@ -29,7 +30,7 @@ for c in $commits; do
 		log "CHECKPATCH FAILED: $subj"; bad=1
 	fi
 	git -C "$wt" checkout -q --detach "$c"
-	for cfg in full nomemcg nomemcgv1 nolrugen; do
+	for cfg in ${CONFIGS:-full nomemcg nomemcgv1 nolrugen}; do
 		out=build/out/bisect-$cfg
 		mkdir -p "$out"
 		frag=$out/extra.config
@@ -40,7 +41,7 @@ for c in $commits; do
 				-m -O "$TOP/$out" "$TOP/$out/.config" "$TOP/config/guest.config" "$TOP/$frag") >/dev/null
 			make -s -C "$wt" O="$TOP/$out" olddefconfig >/dev/null
 		fi
-		if make -s -C "$wt" O="$TOP/$out" -j"$(nproc)" bzImage >"$out/build.log" 2>&1 &&
+		if make -s -C "$wt" O="$TOP/$out" -j"$(nproc)" ${TARGETS:-bzImage} >"$out/build.log" 2>&1 &&
 		   ! grep -q 'warning:' "$out/build.log"; then
 			log "builds ($cfg): $subj"
 		else
