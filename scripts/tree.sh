@@ -27,7 +27,7 @@ if [ -d "$TREE/.git" ]; then
 		have=$(git log -p vanilla..HEAD | git patch-id --stable | cut -d' ' -f1 | sort)
 		want=$(cd "$TOP/patches" && grep -v '^#' series 2>/dev/null | xargs -r cat |
 			git patch-id --stable | cut -d' ' -f1 | sort)
-		if [ "$have" != "$want" ]; then
+		if [ -n "$(comm -23 <(echo "$have") <(echo "$want") | grep .)" ]; then
 			echo "tree: $TREE has commits not in patches/; run 'make patches' first (or FORCE=1 make tree to drop them)" >&2
 			exit 1
 		fi
