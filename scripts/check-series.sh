@@ -24,7 +24,9 @@ declare -A extra=(
 bad=0
 for c in $commits; do
 	subj=$(git -C build/linux log -1 --format=%s "$c")
-	if (cd build/linux && ./scripts/checkpatch.pl --strict -q -g "$c") >/dev/null 2>&1; then
+	# --strict exits non-zero on CHECKs too; the bar is 0 errors, 0 warnings
+	if (cd build/linux && ./scripts/checkpatch.pl --strict -g "$c" 2>&1) |
+	   grep -q '^total: 0 errors, 0 warnings'; then
 		log "checkpatch ok: $subj"
 	else
 		log "CHECKPATCH FAILED: $subj"; bad=1
