@@ -3,7 +3,7 @@
  * softlimit-scenario - does memory.soft_limit_in_bytes steer reclaim?
  *
  *   softlimit-scenario [--lru classic|mglru] [--expect inert|effective|none]
- *                      SCENARIO
+ *                      [--sample MS] SCENARIO
  *
  * Runs in the test guest (512 MiB, cgroup v1 memory controller mounted at
  * /sys/fs/cgroup/memory, the data disk at /data with sparse files big0,
@@ -27,6 +27,10 @@
  *
  * --expect inert: the shipped kernel, where the knob does nothing;
  * --expect effective: the series, where it pushes violators down.
+ * --sample MS (for bench/run.sh): while readers run, a sampler process also
+ * prints "sample T_MS GROUP MIB" every MS ms of CLOCK_MONOTONIC, T_MS
+ * counted from the first reader start of the run, for every group of the
+ * table in use (see "Usage sampling" below); nothing else changes.
  * Exit: 0 pass, 1 assertion failed or error, 2 usage.
  */
 #include <ctype.h>
@@ -42,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -321,13 +326,89 @@ static long now_ms(void)
 	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+static unsigned long usage_mib(const struct group *g);
+
+/*
+ * Usage sampling (--sample MS), for the benchmark's plots only: a child
+ * prints every group's memory.usage_in_bytes at a fixed interval of guest
+ * time until the parent closes the stop pipe. Whole lines, flushed per
+ * round, so they do not mix with other output; the parent prints nothing
+ * while a sampler runs.
+ */
+static long sample_ms;		/* 0: no sampling */
+static long sample_t0 = -1;	/* T_MS 0: the first sampler's start */
+
+struct sampler {
+	pid_t pid;
+	int stop;		/* write end; closing it stops the sampler */
+};
+
+static void __noreturn sample_loop(const struct group *groups, int stop)
+{
+	struct pollfd pfd = { .fd = stop, .events = POLLIN };
+	long next = now_ms(), wait;
+	int i;
+
+	for (;;) {
+		for (i = 0; groups[i].name; i++)
+			printf("sample %ld %s %lu\n", next - sample_t0,
+			       groups[i].name, usage_mib(&groups[i]));
+		fflush(stdout);
+		next += sample_ms;
+		wait = next - now_ms();
+		if (poll(&pfd, 1, wait > 0 ? wait : 0) != 0)
+			_exit(0);	/* EOF (or an error) on the stop pipe */
+	}
+}
+
+static struct sampler start_sampler(const struct group *groups)
+{
+	struct sampler s = { .pid = 0, .stop = -1 };
+	int fds[2];
+
+	if (!sample_ms)
+		return s;
+	if (sample_t0 < 0)
+		sample_t0 = now_ms();
+	if (pipe(fds))
+		die("pipe: %s", strerror(errno));
+	fflush(stdout);
+	s.pid = fork();
+	if (s.pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!s.pid) {
+		close(fds[1]);
+		sample_loop(groups, fds[0]);
+	}
+	close(fds[0]);
+	s.stop = fds[1];
+	return s;
+}
+
+static void stop_sampler(struct sampler *s)
+{
+	int status;
+
+	if (!s->pid)
+		return;
+	close(s->stop);
+	if (waitpid(s->pid, &status, 0) < 0)
+		die("waitpid: %s", strerror(errno));
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		die("usage sampler failed (wait status 0x%x)", status);
+	s->pid = 0;
+}
+
 /* Runs every group's reader concurrently; returns the wall time in ms. */
 static long run_readers(const struct group *groups)
 {
 	pid_t pids[MAX_GROUPS];
+	struct sampler smp;
 	int gate[2], i, status;
-	long start;
+	long start, ms;
 
+	/* First, so that the sampler holds no end of the gate. */
+	smp = start_sampler(groups);
 	if (pipe(gate))
 		die("pipe: %s", strerror(errno));
 	for (i = 0; groups[i].name; i++)
@@ -343,8 +424,10 @@ static long run_readers(const struct group *groups)
 			die("reader in %s failed (wait status 0x%x)",
 			    groups[i].name, status);
 	}
+	ms = now_ms() - start;
+	stop_sampler(&smp);
 	close(gate[0]);
-	return now_ms() - start;
+	return ms;
 }
 
 /*
@@ -920,7 +1003,7 @@ static void usage(FILE *f)
 	size_t i;
 
 	fprintf(f, "usage: softlimit-scenario [--lru classic|mglru] "
-		"[--expect inert|effective|none] SCENARIO\n"
+		"[--expect inert|effective|none] [--sample MS] SCENARIO\n"
 		"scenarios:\n");
 	for (i = 0; i < ARRAY_SIZE(scenarios); i++)
 		fprintf(f, "  %-14s %s\n", scenarios[i].name, scenarios[i].help);
@@ -976,6 +1059,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "lru", required_argument, NULL, 'l' },
 		{ "expect", required_argument, NULL, 'e' },
+		{ "sample", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -993,6 +1077,12 @@ int main(int argc, char **argv)
 			break;
 		case 'e':
 			expect = parse_expect(optarg);
+			break;
+		case 's':
+			sample_ms = atol(optarg);
+			if (sample_ms <= 0)
+				bad_usage("--sample takes a positive number of ms, not '%s'",
+					  optarg);
 			break;
 		case 'h':
 			usage(stdout);

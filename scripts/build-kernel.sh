@@ -14,11 +14,12 @@ variant=${1:-}
 src=$(variant_src "$variant") || exit 2
 out=build/out/$variant
 mkdir -p "$out"
-[ -d "$src" ] || die "source for $variant missing: run 'make tree'"
-
+# legacy's source is made here, from the vanilla tag, on first use.
 if [ "$variant" = legacy ]; then
+	[ -d build/linux/.git ] || die "no build/linux: run 'make tree'"
 	prepare_legacy_src
 fi
+[ -d "$src" ] || die "source for $variant missing: run 'make tree'"
 
 frags=(config/guest.config)
 [ "$variant" = debug ] && frags+=(config/debug.config)

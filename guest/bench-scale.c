@@ -1,0 +1,630 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench-scale - the cost of reclaim with 1, 100 and 1000 memcgs under
+ * global pressure, with none, some or all of them soft-limited.
+ *
+ *   bench-scale [--lru classic|mglru] [--groups N,N,...] [--set MIB]
+ *               [--passes P] [--workers W]
+ *
+ * Runs in the test guest (cgroup v1 memory controller at
+ * /sys/fs/cgroup/memory, the data disk at /data; see tests.list). For each
+ * N it creates N memcgs at the root, g0..g(N-1), and gives each an equal
+ * slice of a SET MiB range of the data files (big0, big1, small0..small7
+ * taken end to end: holes, read back as clean zero page cache, no I/O).
+ * W workers walk the groups: a worker moves itself into a group (its
+ * cgroup.procs) and reads its share of the group's slice, then goes on to
+ * the next group; P passes over the whole set.
+ *
+ * First, per N, a calibration: one pass with the cache dropped and room
+ * for the whole set, so nothing is reclaimed; the workers' system CPU per
+ * page read there is the cost of the reads themselves. Then a warm-up
+ * (see warm_up()) and, per N and soft limit level, the pressure phase: a ballast process in the root group pins
+ * anonymous memory (no swap: unreclaimable) so that only SET/2 MiB is left
+ * for the cache, and the workers make P passes.
+ *
+ *   none  no group has a soft limit
+ *   some  every tenth group (g0, g10, ...) has one (skipped for N < 10)
+ *   all   every group has one
+ * The soft limit is a quarter of the group's slice: each limited group
+ * exceeds it.
+ *
+ * Output: "lru classic|mglru", a "warmup ..." line (see warm_up()), then
+ * per N "calib groups N pages P sys_ms S"
+ * and per level one line of "key value" pairs:
+ *   scale groups N limited L pages_read R ballast_mib B elapsed_ms E
+ *         pgscan_kswapd .. pgsteal_kswapd .. pgscan_direct ..
+ *         pgsteal_direct .. kswapd_ms K sys_ms S base_sys_ms BS
+ *         kswapd_us_per_page X direct_us_per_page Y
+ * kswapd_us_per_page = kswapd CPU time / pgsteal_kswapd; direct_us_per_page
+ * = (workers' system CPU - BS) / pgsteal_direct, BS being the calibrated
+ * cost of the same reads without reclaim: the system time the pressure
+ * added, which is direct reclaim's. "-" where the divisor is 0. CPU times
+ * are the kernel's tick-based accounting (CONFIG_HZ=250).
+ * Exit: 0 done, 1 error, 2 usage.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MEMCG_ROOT	"/sys/fs/cgroup/memory"
+#define LRU_GEN_FILE	"/sys/kernel/mm/lru_gen/enabled"
+#define PAGE		4096UL
+#define MAX_GROUPS	4096
+#define MAX_SIZES	8
+#define MAX_WORKERS	8
+#define BUF_SIZE	(256 << 10)
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define __noreturn	__attribute__((noreturn))
+#define __printf(a, b)	__attribute__((format(printf, a, b)))
+
+static const char *const data_files[] = {
+	"/data/big0", "/data/big1",
+	"/data/small0", "/data/small1", "/data/small2", "/data/small3",
+	"/data/small4", "/data/small5", "/data/small6", "/data/small7",
+};
+
+static unsigned long file_pages[ARRAY_SIZE(data_files)];
+static int file_fds[ARRAY_SIZE(data_files)];
+
+static unsigned long set_mib = 200;
+static int passes = 2, nr_workers = 2;
+
+static void __noreturn __printf(1, 2)
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "bench-scale: error: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	exit(1);
+}
+
+static void write_str(const char *path, const char *s)
+{
+	ssize_t len = strlen(s);
+	int fd = open(path, O_WRONLY);
+
+	if (fd < 0)
+		die("open %s: %s", path, strerror(errno));
+	if (write(fd, s, len) != len)
+		die("write '%s' to %s: %s", s, path, strerror(errno));
+	close(fd);
+}
+
+static unsigned long long read_u64(const char *path)
+{
+	char s[64];
+	ssize_t n;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		die("open %s: %s", path, strerror(errno));
+	n = read(fd, s, sizeof(s) - 1);
+	if (n <= 0)
+		die("read %s: %s", path, n ? strerror(errno) : "empty");
+	close(fd);
+	s[n] = '\0';
+	return strtoull(s, NULL, 0);
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void setup_lru(const char *lru)
+{
+	bool mglru;
+
+	if (access(LRU_GEN_FILE, F_OK)) {
+		if (lru && !strcmp(lru, "mglru"))
+			die("%s missing: no CONFIG_LRU_GEN", LRU_GEN_FILE);
+		printf("lru classic\n");
+		return;
+	}
+	if (lru)
+		write_str(LRU_GEN_FILE, strcmp(lru, "mglru") ? "n" : "y");
+	mglru = read_u64(LRU_GEN_FILE) & 1;
+	if (lru && mglru != !strcmp(lru, "mglru"))
+		die("%s did not switch to %s", LRU_GEN_FILE, lru);
+	printf("lru %s\n", mglru ? "mglru" : "classic");
+}
+
+static void drop_caches(void)
+{
+	sync();
+	write_str("/proc/sys/vm/drop_caches", "3");
+}
+
+/* "key value" lines of @path (/proc/vmstat, /proc/meminfo's "Key: N kB"). */
+static unsigned long long stat_value(const char *path, const char *key)
+{
+	char name[64];
+	unsigned long long v;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		die("open %s: %s", path, strerror(errno));
+	while (fscanf(f, "%63s %llu%*[^\n]", name, &v) == 2) {
+		name[strcspn(name, ":")] = '\0';
+		if (!strcmp(name, key)) {
+			fclose(f);
+			return v;
+		}
+	}
+	die("%s has no %s", path, key);
+}
+
+static pid_t find_kswapd(void)
+{
+	char path[PATH_MAX], comm[32];
+	struct dirent *de;
+	pid_t pid = 0;
+	DIR *dir = opendir("/proc");
+	FILE *f;
+
+	if (!dir)
+		die("opendir /proc: %s", strerror(errno));
+	while (!pid && (de = readdir(dir))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) && !strcmp(comm, "kswapd0\n"))
+			pid = atoi(de->d_name);
+		fclose(f);
+	}
+	closedir(dir);
+	if (!pid)
+		die("no kswapd0 in /proc");
+	return pid;
+}
+
+/* utime + stime of @pid in ms (fields 14, 15 of /proc/PID/stat). */
+static long cpu_ms(pid_t pid)
+{
+	unsigned long long utime, stime;
+	char path[64], line[512], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		die("open %s: %s", path, strerror(errno));
+	if (!fgets(line, sizeof(line), f))
+		die("read %s: %s", path, strerror(errno));
+	fclose(f);
+	p = strrchr(line, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u"
+			 " %llu %llu", &utime, &stime) != 2)
+		die("cannot parse %s", path);
+	return (utime + stime) * 1000 / sysconf(_SC_CLK_TCK);
+}
+
+static void group_path(char *buf, int g, const char *file)
+{
+	if (file)
+		snprintf(buf, PATH_MAX, "%s/g%d/%s", MEMCG_ROOT, g, file);
+	else
+		snprintf(buf, PATH_MAX, "%s/g%d", MEMCG_ROOT, g);
+}
+
+static void create_groups(int n)
+{
+	char path[PATH_MAX];
+	int g;
+
+	for (g = 0; g < n; g++) {
+		group_path(path, g, NULL);
+		if (mkdir(path, 0755))
+			die("mkdir %s: %s", path, strerror(errno));
+	}
+}
+
+static void remove_groups(int n)
+{
+	char path[PATH_MAX];
+	int g;
+
+	for (g = n - 1; g >= 0; g--) {
+		group_path(path, g, NULL);
+		if (rmdir(path))
+			die("rmdir %s: %s", path, strerror(errno));
+	}
+}
+
+static bool is_limited(const char *level, int g)
+{
+	if (!strcmp(level, "all"))
+		return true;
+	if (!strcmp(level, "some"))
+		return g % 10 == 0;
+	return false;
+}
+
+/* Soft limit of a quarter of the slice for the level's groups, none else. */
+static void set_soft_limits(int n, const char *level, unsigned long slice)
+{
+	char path[PATH_MAX], val[32];
+	int g;
+
+	for (g = 0; g < n; g++) {
+		group_path(path, g, "memory.soft_limit_in_bytes");
+		if (is_limited(level, g))
+			snprintf(val, sizeof(val), "%lu", slice / 4 * PAGE);
+		else
+			snprintf(val, sizeof(val), "-1");
+		write_str(path, val);
+	}
+}
+
+/* Reads pages [first, first + nr) of the data files taken end to end. */
+static void read_range(unsigned long first, unsigned long nr)
+{
+	static char buf[BUF_SIZE];
+	unsigned long pg, len;
+	size_t i = 0;
+	ssize_t n;
+
+	while (nr) {
+		while (i < ARRAY_SIZE(data_files) && first >= file_pages[i])
+			first -= file_pages[i++];
+		if (i == ARRAY_SIZE(data_files))
+			die("the set is larger than the data files");
+		pg = file_pages[i] - first;
+		if (pg > nr)
+			pg = nr;
+		if (pg > BUF_SIZE / PAGE)
+			pg = BUF_SIZE / PAGE;
+		len = pg * PAGE;
+		n = pread(file_fds[i], buf, len, first * PAGE);
+		if (n != (ssize_t)len)
+			die("pread %s: %s", data_files[i],
+			    n < 0 ? strerror(errno) : "short read");
+		first += pg;
+		nr -= pg;
+	}
+}
+
+static void join_group(int g)
+{
+	char path[PATH_MAX], pid[16];
+
+	group_path(path, g, "cgroup.procs");
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	write_str(path, pid);
+}
+
+/*
+ * Worker @w: for every pass and group, join the group and read stripe w
+ * of W of its slice. Back to the root at the end, so that the groups can
+ * go.
+ */
+static void __noreturn worker(int w, int n, unsigned long slice, int npass)
+{
+	unsigned long lo = slice * w / nr_workers;
+	unsigned long hi = slice * (w + 1) / nr_workers;
+	int p, g;
+
+	for (p = 0; p < npass; p++)
+		for (g = 0; g < n; g++) {
+			join_group(g);
+			read_range((unsigned long)g * slice + lo, hi - lo);
+		}
+	write_str(MEMCG_ROOT "/cgroup.procs", "0");
+	_exit(0);
+}
+
+struct walk {
+	long elapsed_ms;
+	long sys_ms;		/* the workers' system CPU time */
+	unsigned long pages;	/* pages read */
+};
+
+static struct walk run_workers(int n, unsigned long slice, int npass)
+{
+	struct walk r = { 0 };
+	struct rusage ru;
+	pid_t pids[MAX_WORKERS];
+	int w, status;
+	long start = now_ms();
+
+	fflush(stdout);
+	for (w = 0; w < nr_workers; w++) {
+		pids[w] = fork();
+		if (pids[w] < 0)
+			die("fork: %s", strerror(errno));
+		if (!pids[w])
+			worker(w, n, slice, npass);
+	}
+	for (w = 0; w < nr_workers; w++) {
+		if (wait4(pids[w], &status, 0, &ru) < 0)
+			die("wait4: %s", strerror(errno));
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			die("worker %d failed (wait status 0x%x)", w, status);
+		r.sys_ms += ru.ru_stime.tv_sec * 1000 + ru.ru_stime.tv_usec / 1000;
+	}
+	r.elapsed_ms = now_ms() - start;
+	r.pages = slice * n * npass;
+	return r;
+}
+
+/* Pins @mib of anonymous memory in the root group until killed. */
+static pid_t spawn_ballast(unsigned long mib)
+{
+	int ready[2];
+	char c;
+	pid_t pid;
+
+	if (pipe(ready))
+		die("pipe: %s", strerror(errno));
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid) {
+		size_t size = mib << 20, off;
+		volatile char *mem = malloc(size);
+
+		close(ready[0]);
+		if (!mem)
+			die("ballast: malloc %lu MiB", mib);
+		for (off = 0; off < size; off += PAGE)
+			mem[off] = 1;
+		if (write(ready[1], "", 1) != 1)
+			die("ballast: ready: %s", strerror(errno));
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	if (read(ready[0], &c, 1) != 1)
+		die("ballast of %lu MiB died before pinning it", mib);
+	close(ready[0]);
+	return pid;
+}
+
+static void end_ballast(pid_t pid)
+{
+	int status;
+
+	kill(pid, SIGKILL);
+	if (waitpid(pid, &status, 0) < 0)
+		die("waitpid: %s", strerror(errno));
+}
+
+static const char *const vm_keys[] = {
+	"pgscan_kswapd", "pgsteal_kswapd", "pgscan_direct", "pgsteal_direct",
+};
+
+static void print_per_page(const char *key, double ms, unsigned long long pages)
+{
+	if (pages)
+		printf(" %s %.3f", key, ms * 1000.0 / pages);
+	else
+		printf(" %s -", key);
+}
+
+static void run_level(const char *tag, int n, const char *level,
+		      unsigned long slice, double base_sys_per_page, pid_t kswapd)
+{
+	unsigned long long before[ARRAY_SIZE(vm_keys)], delta[ARRAY_SIZE(vm_keys)];
+	unsigned long free_mib, ballast_mib;
+	long ks;
+	double base;
+	struct walk r;
+	pid_t ballast;
+	size_t i;
+
+	set_soft_limits(n, level, slice);
+	drop_caches();
+	free_mib = stat_value("/proc/meminfo", "MemFree") >> 10;
+	if (free_mib < set_mib / 2 + 32)
+		die("only %lu MiB free", free_mib);
+	ballast_mib = free_mib - set_mib / 2;
+	ballast = spawn_ballast(ballast_mib);
+	for (i = 0; i < ARRAY_SIZE(vm_keys); i++)
+		before[i] = stat_value("/proc/vmstat", vm_keys[i]);
+	ks = cpu_ms(kswapd);
+	r = run_workers(n, slice, passes);
+	ks = cpu_ms(kswapd) - ks;
+	for (i = 0; i < ARRAY_SIZE(vm_keys); i++)
+		delta[i] = stat_value("/proc/vmstat", vm_keys[i]) - before[i];
+	end_ballast(ballast);
+	base = base_sys_per_page * r.pages;
+
+	printf("%s groups %d limited %s pages_read %lu ballast_mib %lu elapsed_ms %ld",
+	       tag, n, level, r.pages, ballast_mib, r.elapsed_ms);
+	for (i = 0; i < ARRAY_SIZE(vm_keys); i++)
+		printf(" %s %llu", vm_keys[i], delta[i]);
+	printf(" kswapd_ms %ld sys_ms %ld base_sys_ms %.0f", ks, r.sys_ms, base);
+	print_per_page("kswapd_us_per_page", ks, delta[1]);
+	print_per_page("direct_us_per_page", r.sys_ms - base, delta[3]);
+	printf("\n");
+	fflush(stdout);
+}
+
+static unsigned long slice_pages(int n)
+{
+	unsigned long slice = (set_mib << 20) / PAGE / n;
+
+	if (!slice)
+		die("--set %lu MiB is too small for %d groups", set_mib, n);
+	return slice;
+}
+
+/* The no-pressure cost of N's walk: system CPU ms per page read. */
+static double calibrate(int n)
+{
+	unsigned long slice = slice_pages(n);
+	struct walk cal;
+
+	create_groups(n);
+	drop_caches();
+	cal = run_workers(n, slice, 1);
+	printf("calib groups %d pages %lu sys_ms %ld elapsed_ms %ld\n", n,
+	       cal.pages, cal.sys_ms, cal.elapsed_ms);
+	drop_caches();
+	remove_groups(n);
+	return (double)cal.sys_ms / cal.pages;
+}
+
+static void run_size(int n, double base_per_page, pid_t kswapd)
+{
+	static const char *const levels[] = { "none", "some", "all" };
+	unsigned long slice = slice_pages(n);
+	size_t i;
+
+	create_groups(n);
+	for (i = 0; i < ARRAY_SIZE(levels); i++) {
+		if (!strcmp(levels[i], "some") && n < 10)
+			continue;
+		run_level("scale", n, levels[i], slice, base_per_page, kswapd);
+	}
+	drop_caches();	/* no cache left to pin the groups as zombies */
+	remove_groups(n);
+}
+
+/*
+ * The first pressure phase of a boot reclaims differently from the ones
+ * after it (memory the boot left behind goes first): one unreported phase
+ * with one group, printed as "warmup ...", takes that.
+ */
+static void warm_up(pid_t kswapd)
+{
+	create_groups(1);
+	run_level("warmup", 1, "none", (set_mib << 20) / PAGE, 0, kswapd);
+	drop_caches();
+	remove_groups(1);
+}
+
+static void open_files(void)
+{
+	unsigned long total = 0;
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(data_files); i++) {
+		file_fds[i] = open(data_files[i], O_RDONLY);
+		if (file_fds[i] < 0 || fstat(file_fds[i], &st))
+			die("%s: %s (the host's data disk)", data_files[i],
+			    strerror(errno));
+		file_pages[i] = st.st_size / PAGE;
+		total += file_pages[i];
+	}
+	if (total < (set_mib << 20) / PAGE)
+		die("--set %lu MiB: the data files have only %lu MiB", set_mib,
+		    total * PAGE >> 20);
+}
+
+static void __noreturn usage(int rc)
+{
+	fprintf(rc ? stderr : stdout,
+		"usage: bench-scale [--lru classic|mglru] [--groups N,N,...] "
+		"[--set MIB] [--passes P] [--workers W]\n");
+	exit(rc);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "lru", required_argument, NULL, 'l' },
+		{ "groups", required_argument, NULL, 'g' },
+		{ "set", required_argument, NULL, 's' },
+		{ "passes", required_argument, NULL, 'p' },
+		{ "workers", required_argument, NULL, 'w' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	int sizes[MAX_SIZES] = { 1, 100, 1000 }, nr_sizes = 3, c, i;
+	const char *lru = NULL;
+	double base[MAX_SIZES];
+	char *tok, *end;
+	pid_t kswapd;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			if (strcmp(optarg, "classic") && strcmp(optarg, "mglru"))
+				usage(2);
+			lru = optarg;
+			break;
+		case 'g':
+			nr_sizes = 0;
+			for (tok = strtok(optarg, ","); tok; tok = strtok(NULL, ",")) {
+				if (nr_sizes == MAX_SIZES)
+					usage(2);
+				sizes[nr_sizes] = strtol(tok, &end, 10);
+				if (*end || sizes[nr_sizes] < 1 ||
+				    sizes[nr_sizes] > MAX_GROUPS)
+					usage(2);
+				nr_sizes++;
+			}
+			break;
+		case 's':
+			set_mib = strtoul(optarg, &end, 10);
+			if (*end || set_mib < 16)
+				usage(2);
+			break;
+		case 'p':
+			passes = atoi(optarg);
+			if (passes < 1)
+				usage(2);
+			break;
+		case 'w':
+			nr_workers = atoi(optarg);
+			if (nr_workers < 1 || nr_workers > MAX_WORKERS)
+				usage(2);
+			break;
+		case 'h':
+			usage(0);
+		default:
+			usage(2);
+		}
+	}
+	if (optind != argc)
+		usage(2);
+	if (access(MEMCG_ROOT "/memory.usage_in_bytes", F_OK))
+		die("no cgroup v1 memory controller at %s", MEMCG_ROOT);
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	setup_lru(lru);
+	open_files();
+	kswapd = find_kswapd();
+	printf("set_mib %lu passes %d workers %d\n", set_mib, passes, nr_workers);
+	/*
+	 * Calibrations first, then the pressure phases, so that every
+	 * pressure phase follows another one: each phase's start depends on
+	 * what the one before left behind.
+	 */
+	for (i = 0; i < nr_sizes; i++)
+		base[i] = calibrate(sizes[i]);
+	warm_up(kswapd);
+	for (i = 0; i < nr_sizes; i++)
+		run_size(sizes[i], base[i], kswapd);
+	return 0;
+}
