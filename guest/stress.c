@@ -20,8 +20,9 @@
  *     backwards, sampled every 200 ms for the whole run.
  *
  * RUN is one of:
- *   churn     hundreds of memcgs made and removed under global reclaim
- *             while another task rewrites their soft limits
+ *   churn     300 memcgs made and removed under global reclaim while
+ *             another task rewrites their soft limits (time limit: four
+ *             times --seconds, for slow debug kernels)
  *   rmdir     a soft-limited group killed and removed while reclaim walks
  *             it, over and over
  *   oom       an OOM kill in a soft-limited group under its parent's limit
@@ -323,13 +324,13 @@ static void stream_big(long which)
 		read_range(big_files[which % 2], 0, 400 * MIB);
 }
 
-/* Page cache in the caller's group: @mib MiB of a small file. */
-static void read_small(long mib)
+/* Page cache in the caller's group: @kib KiB of a small file. */
+static void read_small(long kib)
 {
 	char file[32];
 
 	snprintf(file, sizeof(file), "/data/small%d", (int)(rnd() % 8));
-	read_range(file, (rnd() % (200 - mib + 1)) * MIB, mib * MIB);
+	read_range(file, (rnd() % (200 * 1024 / kib)) * kib * 1024, kib * 1024);
 }
 
 /* Rereads a small file until SIGTERM. */
@@ -567,6 +568,7 @@ static void end_run(const struct baseline *b)
 /* --- churn ------------------------------------------------------------------- */
 
 #define CHURN_WINDOW	16
+#define CHURN_GROUPS	300	/* made and removed in all */
 
 struct shared_counts {
 	unsigned long made, soft_writes, soft_gone, soft_errors, bad_tasks;
@@ -584,27 +586,28 @@ static void map_shared(size_t size)
 
 /*
  * One churner: keeps a window of groups, each given a random soft limit
- * and a few MiB of page cache by a short task, and replaces the oldest
- * over and over. The page cache makes the removed ones dying memcgs that
- * reclaim still walks.
+ * and up to 1 MiB of page cache by a short task, and replaces the oldest
+ * until CHURN_GROUPS were made or the time is up. The page cache makes the
+ * removed ones dying memcgs that reclaim still walks.
  */
 static void churner(long id)
 {
 	char names[CHURN_WINDOW][32];
-	long deadline = now_ms() + seconds * 1000L;
+	long deadline = now_ms() + seconds * 4000L;
 	unsigned long n = 0;
 	int i;
 
 	for (i = 0; i < CHURN_WINDOW; i++)
 		names[i][0] = '\0';
-	while (now_ms() < deadline) {
+	while (now_ms() < deadline &&
+	       __atomic_load_n(&shared->made, __ATOMIC_RELAXED) < CHURN_GROUPS) {
 		char *name = names[n % CHURN_WINDOW];
 
 		if (name[0])
 			remove_group(name);
 		snprintf(name, 32, "churn/c%ld-%lu", id, n);
 		make_group(name, (1 + rnd() % 16) * MIB, 0);
-		if (reap(spawn(name, read_small, 1 + rnd() % 4)))
+		if (reap(spawn(name, read_small, 64 << (rnd() % 5))))
 			__atomic_add_fetch(&shared->bad_tasks, 1, __ATOMIC_RELAXED);
 		__atomic_add_fetch(&shared->made, 1, __ATOMIC_RELAXED);
 		n++;
@@ -673,7 +676,8 @@ static void run_churn(void)
 	count("soft_limit_writes_to_removed_groups", shared->soft_gone);
 	count("soft_limit_write_errors", shared->soft_errors);
 	check(!bad && !shared->bad_tasks, "every task finished cleanly");
-	check(shared->made >= 200, "hundreds of memcgs made and removed: %lu", shared->made);
+	check(shared->made >= CHURN_GROUPS, "%d memcgs made and removed: %lu",
+	      CHURN_GROUPS, shared->made);
 	check(!shared->soft_errors,
 	      "soft limit writes failed only on removed groups: %lu other errors",
 	      shared->soft_errors);
@@ -689,7 +693,8 @@ static void run_churn(void)
 static void run_rmdir(void)
 {
 	long deadline = now_ms() + seconds * 1000L;
-	unsigned long rounds = 0, walked = 0, was_over = 0;
+	unsigned long long reclaimed = reclaimed_pages();
+	unsigned long rounds = 0, was_over = 0;
 	pid_t pressure[2], tasks[2];
 	int bad;
 
@@ -709,7 +714,7 @@ static void run_rmdir(void)
 		remove_group("victim");
 		rounds++;
 	}
-	walked = reclaimed_pages();
+	reclaimed = reclaimed_pages() - reclaimed;
 	bad += stop_all(pressure, 2);
 	remove_group("pressure");
 
@@ -717,7 +722,9 @@ static void run_rmdir(void)
 	count("removed_while_over_soft_limit", was_over);
 	check(!bad, "every victim task died by SIGKILL and pressure kept going");
 	check(rounds >= 10, "a soft-limited group removed under reclaim %lu times", rounds);
-	check(walked > 0, "reclaim ran meanwhile");
+	check(was_over > 0 && reclaimed > 0,
+	      "reclaim ran meanwhile (%llu pages) with the victim over its soft limit",
+	      reclaimed);
 }
 
 /* --- oom ----------------------------------------------------------------------- */
@@ -822,16 +829,6 @@ static unsigned long long scale_usage(void)
 	return read_u64(path);
 }
 
-/* 256 KiB of page cache at a random place of a small file. */
-static void read_quarter_mib(long unused)
-{
-	char file[32];
-
-	(void)unused;
-	snprintf(file, sizeof(file), "/data/small%d", (int)(rnd() % 8));
-	read_range(file, (rnd() % 800) * 256 * 1024, 256 * 1024);
-}
-
 /* One phase of pressure on the 1000 groups, each given 256 KiB anew. */
 static int scale_phase(const char *mode, long ms)
 {
@@ -844,7 +841,7 @@ static int scale_phase(const char *mode, long ms)
 	drop_caches();
 	for (i = 0; i < SCALE_GROUPS; i++) {
 		snprintf(name, sizeof(name), "scale/g%d", i);
-		bad += reap(spawn(name, read_quarter_mib, 0)) != 0;
+		bad += reap(spawn(name, read_small, 256)) != 0;
 	}
 	before = scale_usage();
 	stolen = reclaimed_pages();

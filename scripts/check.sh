@@ -5,7 +5,10 @@
 #    result compared with baseline/cgroup-selftests.txt;
 #  - the soft limit scenarios: on vanilla the knob must be inert, on
 #    patched (once the series is not empty) it must take effect;
-#  - the series' own cgroup selftests on patched.
+#  - the series' own cgroup selftests on patched;
+#  - robustness: the whole suite on the debug kernel (KASAN, lockdep,
+#    DEBUG_VM, DEBUG_LIST), then the stress runs (guest/stress.c) on debug
+#    and on patched, each bounded to 5 minutes.
 # Ends with 'N passed, N failed'; exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +21,7 @@ fail() { failed=$((failed + 1)); failures+=("$*"); echo "FAIL: $*"; }
 
 series_len=$(grep -cv '^#' patches/series 2>/dev/null || true)
 kernels=(vanilla)
-[ "${series_len:-0}" -gt 0 ] && kernels+=(patched)
+[ "${series_len:-0}" -gt 0 ] && kernels+=(patched debug)
 
 log "check: preparing ${kernels[*]}"
 bash scripts/prepare.sh "${kernels[@]}" || { echo "0 passed, 1 failed"; exit 1; }
@@ -73,7 +76,8 @@ mismatches() {
 
 # A differing binary gets one rerun: under TCG a few upstream subtests
 # miss their timing now and then. Both results are printed.
-for k in "${kernels[@]}"; do
+upstream_selftests() {
+	local k=$1 t bad got out rc try note
 	for t in $(awk '!/^#/ && NF { print $1 }' baseline/cgroup-selftests.txt | sort -u); do
 		bad= got=
 		for try in 1 2; do
@@ -95,6 +99,21 @@ for k in "${kernels[@]}"; do
 			fail "$k/$t: $(tr '\n' ';' <<<"$bad") (result baseline)"
 		fi
 	done
+}
+
+# The series' own selftests, whole-binary pass/fail.
+series_selftests() {
+	local k=$1 t out rc
+	for t in $(awk '!/^#/ && NF && $4 ~ /^\/selftests\// { print $1 }' guest/tests.list); do
+		grep -q "^$t " baseline/cgroup-selftests.txt && continue
+		out=$(bash scripts/run-guest.sh --timeout 600 "$k" "$t" 2>&1); rc=$?
+		echo "$out" | grep -E '^(not )?ok ' | sed "s|^|    $k/$t: |"
+		if [ $rc = 0 ]; then pass "$k/$t"; else fail "$k/$t (exit $rc)"; fi
+	done
+}
+
+for k in vanilla patched; do
+	[[ " ${kernels[*]} " == *" $k "* ]] && upstream_selftests "$k"
 done
 
 # --- soft limit scenarios -----------------------------------------------
@@ -136,12 +155,21 @@ if [[ " ${kernels[*]} " == *" patched "* ]]; then
 	for lru in classic mglru; do
 		run_expect patched "scenario-unreclaimable-$lru" effective "" --icount --timeout 600
 	done
-	# The series' own selftests, whole-binary pass/fail.
-	for t in $(awk '!/^#/ && NF && $4 ~ /^\/selftests\// { print $1 }' guest/tests.list); do
-		grep -q "^$t " baseline/cgroup-selftests.txt && continue
-		out=$(bash scripts/run-guest.sh --timeout 600 patched "$t" 2>&1); rc=$?
-		echo "$out" | grep -E '^(not )?ok ' | sed "s|^|    patched/$t: |"
-		if [ $rc = 0 ]; then pass "patched/$t"; else fail "patched/$t (exit $rc)"; fi
+	series_selftests patched
+
+	# --- robustness --------------------------------------------------
+	# Run 1: the whole suite on the debug kernel; any splat fails a run.
+	upstream_selftests debug
+	series_selftests debug
+	# Runs 2-7 on debug and patched: each prints what it tried ("count")
+	# and ends with its leak checks (no dying memcg, root usage, counters).
+	for k in debug patched; do
+		for t in $(awk '!/^#/ && $1 ~ /^stress-/ { print $1 }' guest/tests.list); do
+			out=$(bash scripts/run-guest.sh --timeout 300 "$k" "$t" 2>&1); rc=$?
+			echo "$out" | grep -E '^(count|round|phase|usage|backwards|(not )?ok) ' |
+				sed "s|^|    $k/$t: |"
+			if [ $rc = 0 ]; then pass "$k/$t"; else fail "$k/$t (exit $rc)"; fi
+		done
 	done
 fi
 
