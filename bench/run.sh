@@ -1,86 +1,166 @@
 #!/bin/bash
-# make bench: the soft limit scenarios on the shipped kernel (vanilla), the
-# old rb-tree soft limit (legacy: vanilla + bench/legacy-soft-limit.patch)
-# and the series (patched), side by side, under QEMU -icount so that guest
-# time follows executed instructions. Writes bench/results/REPORT.md.
-# A first cut of the benchmark: no plots, scale or charge-path runs yet.
+# make bench: the shipped kernel (vanilla), the old rb-tree soft limit
+# (legacy: vanilla + bench/legacy-soft-limit.patch) and the series
+# (patched, whatever build/linux holds), side by side, each booted under
+# QEMU -icount so that guest time follows executed instructions.
+#
+# Per kernel and LRU mode one boot runs guest/bench-seq.c: the charge path
+# (bench-charge), the soft limit scenarios with usage sampled every 250 ms
+# of guest time (softlimit-scenario --sample), the no-soft-limit workload
+# (scenario cost) and reclaim at scale (bench-scale). Every boot is done
+# BENCH_REPEATS times (default 2) to show that the figures repeat; a figure
+# whose runs differ by more than 5% is reported as "does not repeat".
+#
+#   bench/run.sh            (make bench)
+#   BENCH_JOBS=1|2          guests at a time (default 2: one per host core;
+#                           -icount runs a guest on one host thread)
+#   BENCH_REPEATS=N         runs of each boot (default 2)
+#   BENCH_KERNELS="..."     default "vanilla legacy patched"
+#
+# Writes bench/results/REPORT.md, bench/results/*.png (gnuplot) and the raw
+# guest output in bench/results/raw/; prints progress on stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
-kernels=(vanilla legacy patched)
-report=bench/results/REPORT.md
-raw=bench/results/raw
-mkdir -p "$raw"
+jobs=${BENCH_JOBS:-2}
+repeats=${BENCH_REPEATS:-2}
+read -r -a kernels <<<"${BENCH_KERNELS:-vanilla legacy patched}"
+[ "${kernels[0]}" = vanilla ] || die "BENCH_KERNELS must start with vanilla (ratios are to vanilla)"
+lrus=(classic mglru)
+timeout=3600
+res=bench/results
+raw=$res/raw
+work=build/bench
+bench_start=$(date +%s)
 
+log "bench: preparing ${kernels[*]} (kernels, initramfs, disks; the legacy kernel takes about 4 min to build the first time)"
+prep_start=$(date +%s)
 bash scripts/prepare.sh "${kernels[@]}"
+prep_secs=$(( $(date +%s) - prep_start ))
+log "bench: prepared in ${prep_secs}s"
+need gnuplot gnuplot-nox
 
-# run KERNEL TEST: the guest's output, kept in bench/results/raw.
-run() {
-	bash scripts/run-guest.sh --icount --timeout 900 "$1" "$2" >"$raw/$1-$2.out" 2>/dev/null ||
-		log "bench: $1/$2 exited non-zero (see $raw/$1-$2.out)"
+rm -rf "$work"
+mkdir -p "$work/logs" "$work/plot" "$raw"
+rm -f "$raw"/*.out "$res"/*.png
+
+# One boot: KERNEL LRU RUN. The serial log goes to build/runs/KERNEL/
+# bench-LRU.log (run-guest's place for it), so two boots of the same kernel
+# and mode never run at once: each lane below owns one LRU mode.
+boot() {
+	local k=$1 lru=$2 r=$3 rc=0 t0
+	local name=$k-$lru-r$r
+	t0=$(date +%s)
+	log "bench: start $k $lru run $r"
+	bash scripts/run-guest.sh --icount --timeout "$timeout" "$k" "bench-$lru" \
+		>"$raw/$name.out" 2>"$work/logs/$name.err" || rc=$?
+	cp "build/runs/$k/bench-$lru.log" "$work/logs/$name.log" 2>/dev/null || true
+	echo "$rc" >"$work/logs/$name.rc"
+	echo x >>"$work/done"
+	log "bench: done  $k $lru run $r in $(( $(date +%s) - t0 ))s, rc=$rc" \
+		"($(wc -l <"$work/done")/$(( ${#kernels[@]} * ${#lrus[@]} * repeats )) boots," \
+		"$(( ($(date +%s) - bench_start) / 60 )) min so far)"
 }
-# field KERNEL TEST AWK-PROGRAM: one value from a run's output.
-field() { awk "$3" "$raw/$1-$2.out"; }
 
-for s in global parent nocontention siblings cost unreclaimable; do
-	for lru in classic mglru; do
+# A lane: the boots of the given LRU modes, one after another, run 1 of
+# every kernel first.
+lane() {
+	local r k lru
+	for r in $(seq 1 "$repeats"); do
 		for k in "${kernels[@]}"; do
-			log "bench: $k scenario-$s-$lru"
-			run "$k" "scenario-$s-$lru"
+			for lru in "$@"; do
+				boot "$k" "$lru" "$r"
+			done
+		done
+	done
+}
+
+: >"$work/done"
+log "bench: $(( ${#kernels[@]} * ${#lrus[@]} * repeats )) boots, $jobs at a time (each about 3-5 min of one host core)"
+if [ "$jobs" -ge 2 ]; then
+	lane classic &
+	lane mglru &
+	wait
+else
+	lane "${lrus[@]}"
+fi
+runs_secs=$(( $(date +%s) - bench_start - prep_secs ))
+
+# --- figures: one line per (part, kernel, LRU, run, figure): value --------
+files=()
+for r in $(seq 1 "$repeats"); do
+	for k in "${kernels[@]}"; do
+		for lru in "${lrus[@]}"; do
+			files+=("$raw/$k-$lru-r$r.out")
 		done
 	done
 done
+awk -v plotdir="$work/plot" -f bench/figures.awk "${files[@]}" >"$work/figures.tsv"
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "-"; else printf "%.3f", a / b }'; }
+# --- plots: one PNG per scenario, LRU modes in rows, kernels in columns ---
+plots=()
+for part in global parent nocontention siblings unreclaimable cost; do
+	ls "$work/plot/$part".*.dat >/dev/null 2>&1 || continue
+	bash bench/plot.sh "$work/plot" "$part" "$res/$part.png" "${kernels[@]}" ||
+		{ log "bench: plot for $part failed"; continue; }
+	plots+=("$part")
+done
 
+# --- the report ------------------------------------------------------------
+splats=()
+failed=()
+for r in $(seq 1 "$repeats"); do
+	for k in "${kernels[@]}"; do
+		for lru in "${lrus[@]}"; do
+			rc=$(cat "$work/logs/$k-$lru-r$r.rc")
+			case "$rc" in
+			0) ;;
+			3) splats+=("$k-$lru-r$r") ;;
+			*) failed+=("$k-$lru-r$r (rc=$rc)") ;;
+			esac
+		done
+	done
+done
+total_secs=$(( $(date +%s) - bench_start ))
+tree=$(make -s -C build/linux kernelversion 2>/dev/null || echo "?")
 {
-	echo "# Benchmark: shipped, old rb-tree, naturalized"
+	cat <<-EOF
+	# Benchmark: shipped 6.12, old rb-tree soft limit, this series
+
+	Command: \`make bench\` (bench/run.sh; BENCH_JOBS=$jobs, BENCH_REPEATS=$repeats),
+	$(date -u '+%Y-%m-%d %H:%M UTC'). Kernels: **vanilla** = linux-source-6.12
+	$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) as shipped (soft limit knob inert);
+	**legacy** = vanilla + bench/legacy-soft-limit.patch (the old rb-tree soft
+	limit revived); **patched** = build/linux, $tree, $(git -C build/linux log --oneline vanilla..HEAD | wc -l) commits on vanilla,
+	HEAD \`$(git -C build/linux log -1 --format='%h %s' HEAD)\`$(git -C build/linux diff --quiet HEAD -- 2>/dev/null || echo ' plus uncommitted edits').
+	Workbench: $(git log -1 --format='%h' HEAD)$(git diff --quiet HEAD -- guest bench scripts 2>/dev/null || echo ' (with uncommitted edits)').
+
+	Every guest: QEMU TCG with \`-icount shift=0,align=off,sleep=off\` (guest
+	time = executed instructions, 1 ns each), 512 MiB, 2 vCPUs, cgroup v1.
+	One boot per kernel and LRU mode runs everything in sequence
+	(guest/bench-seq.c); each boot was done $repeats times. A value is the mean of
+	the runs; where two runs of the same kernel differ by more than 5% the
+	cell says **does not repeat** and gives both. Ratios are to vanilla, same
+	LRU mode, and only between figures that repeat.
+
+	Wall time: $(( total_secs / 60 )) min $(( total_secs % 60 )) s in all; preparing (builds, initramfs)
+	${prep_secs} s, the $(( ${#kernels[@]} * ${#lrus[@]} * repeats )) boots ${runs_secs} s, $jobs at a time. Host load average at the end:
+	$(cut -d' ' -f1-3 /proc/loadavg).
+	EOF
 	echo
-	echo "Command: \`make bench\` ($(date -u +%Y-%m-%d), tree $(make -s -C build/linux kernelversion)"
-	echo "from linux-source-6.12 $(dpkg-query -W -f='\${Version}' linux-source-6.12)). QEMU TCG with"
-	echo "-icount shift=0, 512 MiB, 2 vCPUs. Raw guest output: bench/results/raw/."
+	if [ ${#splats[@]} -eq 0 ] && [ ${#failed[@]} -eq 0 ]; then
+		echo "All boots ended normally; no kernel log had a BUG, WARNING, KASAN,"
+		echo "lockdep, Oops or Call Trace line (scripts/run-guest.sh's check)."
+	else
+		[ ${#splats[@]} -eq 0 ] || echo "**Kernel splat** (BUG/WARNING/...) in: ${splats[*]} (logs in build/bench/logs/)."
+		[ ${#failed[@]} -eq 0 ] || echo "**Boots that did not end normally**: ${failed[*]} (a part failed or the guest hung; see build/bench/logs/)."
+	fi
 	echo
-	echo "## Final usage, MiB (memory.usage_in_bytes)"
-	echo
-	echo "| scenario | LRU | vanilla | legacy | patched |"
-	echo "|---|---|---|---|---|"
-	for s in global parent nocontention siblings; do
-		for lru in classic mglru; do
-			row="| $s | $lru |"
-			for k in "${kernels[@]}"; do
-				row="$row $(field "$k" "scenario-$s-$lru" '$1 == "usage" && $2 != "P" { printf "%s%s=%s", sep, $2, $3; sep=" " }') |"
-			done
-			echo "$row"
-		done
-	done
-	echo
-	echo "## No soft limit set: reclaim cost, patched / vanilla"
-	echo
-	echo "The global workload with no soft limit anywhere (scenario cost)."
-	echo
-	echo "| LRU | figure | vanilla | patched | ratio |"
-	echo "|---|---|---|---|---|"
-	for lru in classic mglru; do
-		for key in pgscan_kswapd pgscan_direct pgsteal_kswapd pgsteal_direct kswapd_ms elapsed_ms; do
-			v=$(field vanilla "scenario-cost-$lru" "\$1 == \"cost\" && \$2 == \"$key\" { print \$3 }")
-			p=$(field patched "scenario-cost-$lru" "\$1 == \"cost\" && \$2 == \"$key\" { print \$3 }")
-			echo "| $lru | $key | $v | $p | $(ratio "${p:-0}" "${v:-0}") |"
-		done
-	done
-	echo
-	echo "## Unreclaimable violator: with soft limit over without, same boot"
-	echo
-	echo "| LRU | kernel | B read MiB/s ratio | kswapd CPU ratio | OOM kills |"
-	echo "|---|---|---|---|---|"
-	for lru in classic mglru; do
-		for k in "${kernels[@]}"; do
-			f=scenario-unreclaimable-$lru
-			echo "| $lru | $k | $(field "$k" $f '$1 == "ratio" && $2 == "b_mibps" { print $3 }') |" \
-			     "$(field "$k" $f '$1 == "ratio" && $2 == "kswapd_ms" { print $3 }') |" \
-			     "$(field "$k" $f '$1 == "phase" { n += $8 } END { print n + 0 }') |"
-		done
-	done
-} > "$report"
-log "bench: report in $report"
-cat "$report"
+	awk -v kernels="${kernels[*]}" -v repeats="$repeats" -v plots="${plots[*]}" \
+		-f bench/report.awk "$work/figures.tsv"
+} >"$res/REPORT.md"
+
+log "bench: report in $res/REPORT.md; $(( total_secs / 60 )) min $(( total_secs % 60 )) s in all"
+sed -n '/^## Headline/,/^## /p' "$res/REPORT.md" | sed '$d'
+[ ${#splats[@]} -eq 0 ] && [ ${#failed[@]} -eq 0 ]
