@@ -12,6 +12,8 @@
 # whose runs differ by more than 5% is reported as "does not repeat".
 #
 #   bench/run.sh            (make bench)
+#   bench/run.sh --report   only remake REPORT.md and the plots from the
+#                           raw outputs and logs of the last run
 #   BENCH_JOBS=1|2          guests at a time (default 2: one per host core;
 #                           -icount runs a guest on one host thread)
 #   BENCH_REPEATS=N         runs of each boot (default 2)
@@ -33,7 +35,14 @@ res=bench/results
 raw=$res/raw
 work=build/bench
 bench_start=$(date +%s)
+report_only=
+case "${1:-}" in
+--report) report_only=1 ;;
+"") ;;
+*) die "usage: bench/run.sh [--report]" ;;
+esac
 
+if [ -z "$report_only" ]; then
 log "bench: preparing ${kernels[*]} (kernels, initramfs, disks; the legacy kernel takes about 4 min to build the first time)"
 prep_start=$(date +%s)
 bash scripts/prepare.sh "${kernels[@]}"
@@ -86,6 +95,15 @@ else
 	lane "${lrus[@]}"
 fi
 runs_secs=$(( $(date +%s) - bench_start - prep_secs ))
+echo "prep_secs=$prep_secs runs_secs=$runs_secs jobs=$jobs repeats=$repeats" >"$work/times"
+else
+	# shellcheck disable=SC1091
+	. "$work/times" || die "no $work/times: run bench/run.sh first"
+	need gnuplot gnuplot-nox
+	rm -rf "$work/plot"
+	mkdir -p "$work/plot"
+	rm -f "$res"/*.png
+fi
 
 # --- figures: one line per (part, kernel, LRU, run, figure): value --------
 files=()
@@ -122,7 +140,10 @@ for r in $(seq 1 "$repeats"); do
 		done
 	done
 done
-total_secs=$(( $(date +%s) - bench_start ))
+if [ -z "$report_only" ]; then
+	total_secs=$(( $(date +%s) - bench_start ))
+	echo "total_secs=$total_secs" >>"$work/times"
+fi
 tree=$(make -s -C build/linux kernelversion 2>/dev/null || echo "?")
 {
 	cat <<-EOF
