@@ -30,6 +30,8 @@
  *             MGLRU, then MGLRU switched on and off under pressure
  *   swapmix   anonymous memory with swap and page cache, across violators
  *             and conformers; anonymous data is verified after swap-in
+ *             (runs on until every page was checked twice, at most four
+ *             times --seconds)
  *   badinput  random and malformed writes to memory.soft_limit_in_bytes
  *             and memory.limit_in_bytes from several writers at once
  *
@@ -42,6 +44,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -344,6 +347,9 @@ static void stream_small(long which)
 		read_range(file, 0, 200 * MIB);
 }
 
+/* hold_anon() writes a byte here once it has checked every page twice. */
+static int checked_fd = -1;
+
 /*
  * Anonymous memory with a pattern only this page can have; rewalked until
  * SIGTERM so that swapped pages come back and are checked. Exits 3 on a
@@ -351,7 +357,7 @@ static void stream_small(long which)
  */
 static void hold_anon(long mib)
 {
-	unsigned long pages = mib * MIB / PAGE, i;
+	unsigned long pages = mib * MIB / PAGE, i, passes = 0;
 	uint64_t seed = rnd();
 	char *p;
 
@@ -369,6 +375,9 @@ static void hold_anon(long mib)
 				exit(3);
 			}
 		}
+		if (i == pages && ++passes == 2 && checked_fd >= 0 &&
+		    write(checked_fd, "", 1) != 1)
+			die("write: %s", strerror(errno));
 		sleep_ms(100);
 	}
 	exit(0);
@@ -829,20 +838,32 @@ static unsigned long long scale_usage(void)
 	return read_u64(path);
 }
 
+/*
+ * One task walks through the 1000 groups and reads @kib KiB in each: a
+ * move is far cheaper than a fork, which counts on debug kernels.
+ */
+static void fill_scale_groups(long kib)
+{
+	char name[32];
+	int i;
+
+	for (i = 0; i < SCALE_GROUPS; i++) {
+		snprintf(name, sizeof(name), "scale/g%d", i);
+		join_group(name);
+		read_small(kib);
+	}
+}
+
 /* One phase of pressure on the 1000 groups, each given 256 KiB anew. */
 static int scale_phase(const char *mode, long ms)
 {
 	unsigned long long before, after, stolen;
 	pid_t pressure[2], toggler = 0;
-	char name[32];
-	int i, bad = 0;
+	int bad = 0;
 	long deadline;
 
 	drop_caches();
-	for (i = 0; i < SCALE_GROUPS; i++) {
-		snprintf(name, sizeof(name), "scale/g%d", i);
-		bad += reap(spawn(name, read_small, 256)) != 0;
-	}
+	bad += reap(spawn(NULL, fill_scale_groups, 256)) != 0;
 	before = scale_usage();
 	stolen = reclaimed_pages();
 	if (!strcmp(mode, "switching"))
@@ -928,23 +949,52 @@ static unsigned long swap_total_kib(void)
  * pages must go to swap and come back, and each holder checks every page
  * it gets back.
  */
+/* Waits up to @ms for @n bytes on @fd; returns how many came. */
+static int wait_bytes(int fd, int n, long ms)
+{
+	long deadline = now_ms() + ms;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int got = 0;
+	char c;
+
+	while (got < n && now_ms() < deadline) {
+		if (poll(&pfd, 1, deadline - now_ms()) > 0 && read(fd, &c, 1) == 1)
+			got++;
+	}
+	return got;
+}
+
+/*
+ * Runs --seconds, and longer (up to four times that) until both anonymous
+ * holders have checked all their pages twice: on a debug kernel filling
+ * 360 MiB alone takes most of a minute.
+ */
 static void run_swapmix(void)
 {
 	unsigned long long out0 = vmstat("pswpout"), in0 = vmstat("pswpin");
 	unsigned long long oom0 = vmstat("oom_kill");
 	pid_t pids[ARRAY_SIZE(mix_groups)];
+	long start = now_ms();
 	unsigned int i;
-	int bad;
+	int bad, fds[2], checked;
 
 	if (!swap_total_kib())
 		die("no swap: swapmix runs with SWAP 1 in tests.list");
+	if (pipe(fds))
+		die("pipe: %s", strerror(errno));
+	checked_fd = fds[1];
 	for (i = 0; i < ARRAY_SIZE(mix_groups); i++) {
 		const struct mix_group *g = &mix_groups[i];
 
 		make_group(g->name, g->soft_mib * MIB, 0);
 		pids[i] = spawn(g->name, g->fn, g->arg);
 	}
-	sleep_ms(seconds * 1000L);
+	checked_fd = -1;
+	close(fds[1]);
+	checked = wait_bytes(fds[0], 2, seconds * 4000L);
+	close(fds[0]);
+	if (now_ms() - start < seconds * 1000L)
+		sleep_ms(seconds * 1000L - (now_ms() - start));
 	for (i = 0; i < ARRAY_SIZE(mix_groups); i++)
 		printf("usage %s %lu MiB (soft limit %lu MiB)\n", mix_groups[i].name,
 		       group_usage(mix_groups[i].name) / MIB, mix_groups[i].soft_mib);
@@ -952,8 +1002,10 @@ static void run_swapmix(void)
 	for (i = 0; i < ARRAY_SIZE(mix_groups); i++)
 		remove_group(mix_groups[i].name);
 
+	count("seconds", (now_ms() - start) / 1000);
 	count("pages_swapped_out", vmstat("pswpout") - out0);
 	count("pages_swapped_in", vmstat("pswpin") - in0);
+	check(checked == 2, "both anonymous holders checked every page twice");
 	check(!bad, "every task ended cleanly: anonymous data intact after swap-in");
 	check(vmstat("pswpout") > out0 && vmstat("pswpin") > in0,
 	      "anonymous memory went to swap and came back");
