@@ -25,11 +25,11 @@ BEGIN {
 	title["siblings"] = "siblings: S0..S3 (soft limits 16, 24, 32, 48M) and S4..S7 (none), 200 MiB each"
 	text["siblings"] = "Target: limited groups near their soft limits, every unlimited group above every limited one."
 	title["unreclaimable"] = "unreclaimable: A pins 200 MiB anon (no swap) with soft limit 32M, B streams 400 MiB"
-	text["unreclaimable"] = "After a warm-up, phases limited, unlimited, unlimited, limited in one boot; the ratios are limited over unlimited (the same boot's phases without any soft limit). Target: B's rate within 10%, no OOM kill. The plot shows all five phases one after another."
+	text["unreclaimable"] = "1 vCPU. After a warm-up, phases limited, unlimited, unlimited, limited in one boot; the ratios are limited over unlimited (the same boot's phases without any soft limit). Target: B's rate within 10%, no OOM kill. The plot shows all five phases one after another."
 	title["cost"] = "No soft limit set: the global workload without any soft limit (scenario cost)"
-	text["cost"] = "A and B at the root read 400 MiB three times each, no soft limit anywhere: what reclaim itself costs. pgscan/pgsteal are /proc/vmstat deltas, kswapd_ms kswapd's CPU time, elapsed_ms the readers' guest time."
+	text["cost"] = "1 vCPU. A and B at the root read 400 MiB three times each, no soft limit anywhere: what reclaim itself costs. pgscan/pgsteal are /proc/vmstat deltas, kswapd_ms kswapd's CPU time, elapsed_ms the readers' guest time."
 	title["scale"] = "Scale: 1, 100 and 1000 memcgs under global pressure"
-	text["scale"] = "bench-scale: N groups at the root share a 200 MiB set of file pages; two workers walk the groups (join, read the group's slice) twice while a ballast in the root pins all but 100 MiB of free memory. none/some/all: no group, every tenth group, every group has a soft limit of a quarter of its slice (some is not run for 1 group). kswapd us/page = kswapd CPU time / pgsteal_kswapd. direct us/page = (workers' system CPU time - the same reads' system time without pressure, calibrated in the same boot) / pgsteal_direct. CPU times come from tick accounting (HZ=250); \"-\" where nothing was reclaimed that way."
+	text["scale"] = "bench-scale, 1 vCPU: N groups at the root share a 128 MiB set of file pages; two workers walk the groups (join, read the group's slice) twice while a ballast in the root pins all but 64 MiB of free memory. none/some/all: no group, every tenth group, every group has a soft limit of a quarter of its slice (some is not run for 1 group). kswapd us/page = kswapd CPU time / pgsteal_kswapd. direct us/page = (workers' CPU time - the same reads' CPU time without pressure, calibrated in the same boot) / pgsteal_direct: the time the pressure added to the allocating tasks, per page they reclaimed. CPU time = utime + stime (exact scheduler runtime; with 1 vCPU under -icount, the guest time of the task's own instructions). \"-\" where nothing was reclaimed that way."
 }
 
 {
@@ -47,7 +47,7 @@ function abs(x) { return x < 0 ? -x : x }
 
 function fmt(x,   a) {
 	a = abs(x)
-	if (x == int(x) && a >= 1)
+	if (x == int(x))
 		return sprintf("%d", x)
 	if (a >= 100)
 		return sprintf("%.0f", x)

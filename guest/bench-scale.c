@@ -16,7 +16,7 @@
  * the next group; P passes over the whole set.
  *
  * First, per N, a calibration: one pass with the cache dropped and room
- * for the whole set, so nothing is reclaimed; the workers' system CPU per
+ * for the whole set, so nothing is reclaimed; the workers' CPU time per
  * page read there is the cost of the reads themselves. Then a warm-up
  * (see warm_up()) and, per N and soft limit level, the pressure phase: a ballast process in the root group pins
  * anonymous memory (no swap: unreclaimable) so that only SET/2 MiB is left
@@ -28,18 +28,21 @@
  * The soft limit is a quarter of the group's slice: each limited group
  * exceeds it.
  *
- * Output: "lru classic|mglru", a "warmup ..." line (see warm_up()), then
- * per N "calib groups N pages P sys_ms S"
- * and per level one line of "key value" pairs:
+ * Output: "lru classic|mglru", per N "calib groups N pages P cpu_ms C
+ * elapsed_ms E", a "warmup ..." line (see warm_up()), then per N and level
+ * one line of "key value" pairs:
  *   scale groups N limited L pages_read R ballast_mib B elapsed_ms E
  *         pgscan_kswapd .. pgsteal_kswapd .. pgscan_direct ..
- *         pgsteal_direct .. kswapd_ms K sys_ms S base_sys_ms BS
+ *         pgsteal_direct .. kswapd_ms K cpu_ms C base_cpu_ms BC
  *         kswapd_us_per_page X direct_us_per_page Y
  * kswapd_us_per_page = kswapd CPU time / pgsteal_kswapd; direct_us_per_page
- * = (workers' system CPU - BS) / pgsteal_direct, BS being the calibrated
- * cost of the same reads without reclaim: the system time the pressure
- * added, which is direct reclaim's. "-" where the divisor is 0. CPU times
- * are the kernel's tick-based accounting (CONFIG_HZ=250).
+ * = (workers' CPU time - BC) / pgsteal_direct, BC being the calibrated
+ * cost of the same reads without reclaim: the time the pressure added,
+ * which is direct reclaim's. "-" where the divisor is 0. CPU time is
+ * utime + stime, whose sum the kernel keeps exact (the scheduler's
+ * runtime; only the split between the two is sampled at ticks). Meant for
+ * a 1-vCPU guest under -icount, where a task's runtime is the guest time
+ * of the instructions it ran.
  * Exit: 0 done, 1 error, 2 usage.
  */
 #include <ctype.h>
@@ -82,7 +85,7 @@ static const char *const data_files[] = {
 static unsigned long file_pages[ARRAY_SIZE(data_files)];
 static int file_fds[ARRAY_SIZE(data_files)];
 
-static unsigned long set_mib = 200;
+static unsigned long set_mib = 128;
 static int passes = 2, nr_workers = 2;
 
 static void __noreturn __printf(1, 2)
@@ -342,7 +345,7 @@ static void __noreturn worker(int w, int n, unsigned long slice, int npass)
 
 struct walk {
 	long elapsed_ms;
-	long sys_ms;		/* the workers' system CPU time */
+	long cpu_ms;		/* the workers' CPU time, user + system */
 	unsigned long pages;	/* pages read */
 };
 
@@ -367,7 +370,8 @@ static struct walk run_workers(int n, unsigned long slice, int npass)
 			die("wait4: %s", strerror(errno));
 		if (!WIFEXITED(status) || WEXITSTATUS(status))
 			die("worker %d failed (wait status 0x%x)", w, status);
-		r.sys_ms += ru.ru_stime.tv_sec * 1000 + ru.ru_stime.tv_usec / 1000;
+		r.cpu_ms += ru.ru_utime.tv_sec * 1000 + ru.ru_utime.tv_usec / 1000 +
+			    ru.ru_stime.tv_sec * 1000 + ru.ru_stime.tv_usec / 1000;
 	}
 	r.elapsed_ms = now_ms() - start;
 	r.pages = slice * n * npass;
@@ -430,7 +434,7 @@ static void print_per_page(const char *key, double ms, unsigned long long pages)
 }
 
 static void run_level(const char *tag, int n, const char *level,
-		      unsigned long slice, double base_sys_per_page, pid_t kswapd)
+		      unsigned long slice, double base_cpu_per_page, pid_t kswapd)
 {
 	unsigned long long before[ARRAY_SIZE(vm_keys)], delta[ARRAY_SIZE(vm_keys)];
 	unsigned long free_mib, ballast_mib;
@@ -455,15 +459,15 @@ static void run_level(const char *tag, int n, const char *level,
 	for (i = 0; i < ARRAY_SIZE(vm_keys); i++)
 		delta[i] = stat_value("/proc/vmstat", vm_keys[i]) - before[i];
 	end_ballast(ballast);
-	base = base_sys_per_page * r.pages;
+	base = base_cpu_per_page * r.pages;
 
 	printf("%s groups %d limited %s pages_read %lu ballast_mib %lu elapsed_ms %ld",
 	       tag, n, level, r.pages, ballast_mib, r.elapsed_ms);
 	for (i = 0; i < ARRAY_SIZE(vm_keys); i++)
 		printf(" %s %llu", vm_keys[i], delta[i]);
-	printf(" kswapd_ms %ld sys_ms %ld base_sys_ms %.0f", ks, r.sys_ms, base);
+	printf(" kswapd_ms %ld cpu_ms %ld base_cpu_ms %.0f", ks, r.cpu_ms, base);
 	print_per_page("kswapd_us_per_page", ks, delta[1]);
-	print_per_page("direct_us_per_page", r.sys_ms - base, delta[3]);
+	print_per_page("direct_us_per_page", r.cpu_ms - base, delta[3]);
 	printf("\n");
 	fflush(stdout);
 }
@@ -477,7 +481,7 @@ static unsigned long slice_pages(int n)
 	return slice;
 }
 
-/* The no-pressure cost of N's walk: system CPU ms per page read. */
+/* The no-pressure cost of N's walk: CPU ms per page read. */
 static double calibrate(int n)
 {
 	unsigned long slice = slice_pages(n);
@@ -486,11 +490,11 @@ static double calibrate(int n)
 	create_groups(n);
 	drop_caches();
 	cal = run_workers(n, slice, 1);
-	printf("calib groups %d pages %lu sys_ms %ld elapsed_ms %ld\n", n,
-	       cal.pages, cal.sys_ms, cal.elapsed_ms);
+	printf("calib groups %d pages %lu cpu_ms %ld elapsed_ms %ld\n", n,
+	       cal.pages, cal.cpu_ms, cal.elapsed_ms);
 	drop_caches();
 	remove_groups(n);
-	return (double)cal.sys_ms / cal.pages;
+	return (double)cal.cpu_ms / cal.pages;
 }
 
 static void run_size(int n, double base_per_page, pid_t kswapd)

@@ -5,7 +5,8 @@
  *
  *   bench-seq classic|mglru [PART...]
  *
- * The parts, in this order (all when none is named):
+ * The parts, in this order when none is named (else the ones named, in
+ * the order given):
  *   charge                     bench-charge --lru MODE
  *   global parent nocontention siblings unreclaimable cost
  *                              softlimit-scenario --lru MODE --sample 250 NAME
