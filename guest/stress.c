@@ -7,7 +7,7 @@
  * Runs in the test guest (cgroup v1 memory controller at
  * /sys/fs/cgroup/memory, the data disk at /data with sparse files big0,
  * big1 of 400 MiB and small0..small7 of 200 MiB). Every run works below
- * /sys/fs/cgroup/memory/stress, is bounded by --seconds of pressure (40 by
+ * /sys/fs/cgroup/memory/stress, is bounded by --seconds of pressure (30 by
  * default) plus set-up, and ends by checking that nothing was lost:
  *
  *   - no dying memcg left: cgroup v1 has no nr_dying_descendants, so the
@@ -21,7 +21,7 @@
  *
  * RUN is one of:
  *   churn     300 memcgs made and removed under global reclaim while
- *             another task rewrites their soft limits (time limit: four
+ *             another task rewrites their soft limits (time limit: three
  *             times --seconds, for slow debug kernels)
  *   rmdir     a soft-limited group killed and removed while reclaim walks
  *             it, over and over
@@ -30,7 +30,7 @@
  *             MGLRU, then MGLRU switched on and off under pressure
  *   swapmix   anonymous memory with swap and page cache, across violators
  *             and conformers; anonymous data is verified after swap-in
- *             (runs on until every page was checked twice, at most four
+ *             (runs on until every page was checked twice, at most three
  *             times --seconds)
  *   badinput  random and malformed writes to memory.soft_limit_in_bytes
  *             and memory.limit_in_bytes from several writers at once
@@ -70,7 +70,7 @@
 #define __printf(a, b)	__attribute__((format(printf, a, b)))
 #define __noreturn	__attribute__((noreturn))
 
-static int seconds = 40;
+static int seconds = 30;
 static int nr_checks, nr_failed;
 
 static void __noreturn __printf(1, 2) die(const char *fmt, ...)
@@ -602,7 +602,7 @@ static void map_shared(size_t size)
 static void churner(long id)
 {
 	char names[CHURN_WINDOW][32];
-	long deadline = now_ms() + seconds * 4000L;
+	long deadline = now_ms() + seconds * 3000L;
 	unsigned long n = 0;
 	int i;
 
@@ -965,7 +965,7 @@ static int wait_bytes(int fd, int n, long ms)
 }
 
 /*
- * Runs --seconds, and longer (up to four times that) until both anonymous
+ * Runs --seconds, and longer (up to three times that) until both anonymous
  * holders have checked all their pages twice: on a debug kernel filling
  * 360 MiB alone takes most of a minute.
  */
@@ -991,7 +991,7 @@ static void run_swapmix(void)
 	}
 	checked_fd = -1;
 	close(fds[1]);
-	checked = wait_bytes(fds[0], 2, seconds * 4000L);
+	checked = wait_bytes(fds[0], 2, seconds * 3000L);
 	close(fds[0]);
 	if (now_ms() - start < seconds * 1000L)
 		sleep_ms(seconds * 1000L - (now_ms() - start));
