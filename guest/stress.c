@@ -854,7 +854,7 @@ static void fill_scale_groups(long kib)
 	}
 }
 
-/* One phase of pressure on the 1000 groups, each given 256 KiB anew. */
+/* One phase of pressure on the 1000 groups, each given 128 KiB anew. */
 static int scale_phase(const char *mode, long ms)
 {
 	unsigned long long before, after, stolen;
@@ -863,7 +863,7 @@ static int scale_phase(const char *mode, long ms)
 	long deadline;
 
 	drop_caches();
-	bad += reap(spawn(NULL, fill_scale_groups, 256)) != 0;
+	bad += reap(spawn(NULL, fill_scale_groups, 128)) != 0;
 	before = scale_usage();
 	stolen = reclaimed_pages();
 	if (!strcmp(mode, "switching"))
@@ -894,7 +894,7 @@ static void run_scale(void)
 	make_group("scale", 0, 0);
 	for (i = 0; i < SCALE_GROUPS; i++) {
 		snprintf(name, sizeof(name), "scale/g%d", i);
-		make_group(name, (64 + rnd() % 64) * 1024, 0);
+		make_group(name, (32 + rnd() % 32) * 1024, 0);
 	}
 	count("groups_made", SCALE_GROUPS);
 	set_mglru(false);
