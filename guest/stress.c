@@ -918,37 +918,36 @@ struct mix_group {
 	const char *name;
 	unsigned long soft_mib;
 	void (*fn)(long);
-	long arg;
+	long arg;		/* for hold_anon: percent of MemTotal */
 };
 
+/* The anonymous holders together want MemTotal plus 10%: swap must work. */
 static const struct mix_group mix_groups[] = {
-	{ "viol-anon", 32, hold_anon, 200 },
+	{ "viol-anon", 32, hold_anon, 60 },
 	{ "viol-file", 32, stream_small, 0 },
-	{ "conf-anon", 0, hold_anon, 160 },
+	{ "conf-anon", 0, hold_anon, 50 },
 	{ "conf-file", 0, stream_small, 1 },
 };
 
-/* meminfo's SwapTotal in KiB: swapmix proves nothing without swap. */
-static unsigned long swap_total_kib(void)
+/* A /proc/meminfo field, in KiB; 0 if it has none. */
+static unsigned long meminfo_kib(const char *field)
 {
 	FILE *f = fopen("/proc/meminfo", "r");
-	char line[128];
-	unsigned long kib = 0;
+	char line[128], name[64];
+	unsigned long kib;
 
 	if (!f)
 		die("open /proc/meminfo: %s", strerror(errno));
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "SwapTotal: %lu", &kib) == 1)
-			break;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63[^:]: %lu", name, &kib) == 2 && !strcmp(name, field)) {
+			fclose(f);
+			return kib;
+		}
+	}
 	fclose(f);
-	return kib;
+	return 0;
 }
 
-/*
- * 360 MiB of anonymous memory and two file streams in 512 MiB: anonymous
- * pages must go to swap and come back, and each holder checks every page
- * it gets back.
- */
 /* Waits up to @ms for @n bytes on @fd; returns how many came. */
 static int wait_bytes(int fd, int n, long ms)
 {
@@ -965,20 +964,22 @@ static int wait_bytes(int fd, int n, long ms)
 }
 
 /*
- * Runs --seconds, and longer (up to three times that) until both anonymous
- * holders have checked all their pages twice: on a debug kernel filling
- * 360 MiB alone takes most of a minute.
+ * More anonymous memory than the guest has, and two file streams: pages
+ * must go to swap and come back, and each holder checks every page it
+ * gets back. Runs --seconds, and longer (up to three times that) until
+ * both holders have checked all their pages twice: on a debug kernel the
+ * first fill alone takes most of a minute.
  */
 static void run_swapmix(void)
 {
 	unsigned long long out0 = vmstat("pswpout"), in0 = vmstat("pswpin");
 	unsigned long long oom0 = vmstat("oom_kill");
 	pid_t pids[ARRAY_SIZE(mix_groups)];
-	long start = now_ms();
+	long mem_mib = meminfo_kib("MemTotal") >> 10, start = now_ms();
 	unsigned int i;
 	int bad, fds[2], checked;
 
-	if (!swap_total_kib())
+	if (!meminfo_kib("SwapTotal"))
 		die("no swap: swapmix runs with SWAP 1 in tests.list");
 	if (pipe(fds))
 		die("pipe: %s", strerror(errno));
@@ -987,7 +988,8 @@ static void run_swapmix(void)
 		const struct mix_group *g = &mix_groups[i];
 
 		make_group(g->name, g->soft_mib * MIB, 0);
-		pids[i] = spawn(g->name, g->fn, g->arg);
+		pids[i] = spawn(g->name, g->fn,
+				g->fn == hold_anon ? g->arg * mem_mib / 100 : g->arg);
 	}
 	checked_fd = -1;
 	close(fds[1]);
