@@ -189,6 +189,16 @@ tree=$(make -s -C build/linux kernelversion 2>/dev/null || echo "?")
 	can end with either group far ahead, and its placement figures here
 	differ from \`make check\`'s (no -icount, real parallel vCPUs).
 
+	Why many figures do not repeat, as far as measured: -icount makes the
+	guest's clock follow instructions, but disk I/O (the scenarios drop
+	caches, so every file's inode is read from the virtio disk again)
+	completes in host time, and while the guest waits, sleep=off jumps its
+	clock ahead: in vanilla/classic run 1 of global both readers stood at
+	0 MiB for the first 5.8 s of guest time (elapsed 11751 ms against
+	6357 ms in run 2). Once the start differs, reclaim's races (kswapd
+	against direct reclaim, which reader gets ahead) go their own way. The
+	charge path, which does no I/O, repeats within 1%.
+
 	Wall time: $(( total_secs / 60 )) min $(( total_secs % 60 )) s in all; preparing (builds, initramfs)
 	${prep_secs} s, the $(( ${#kernels[@]} * ${#lrus[@]} * repeats * 2 )) guests ${runs_secs} s, $jobs at a time. Host load average at the end:
 	$(cut -d' ' -f1-3 /proc/loadavg).
