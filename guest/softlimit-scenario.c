@@ -591,16 +591,27 @@ static bool end_holder(pid_t pid)
 }
 
 /* memory.soft_limit_in_bytes when unset: PAGE_COUNTER_MAX pages. */
-static void print_soft_limit(const struct group *g)
+/* The soft limit in bytes; the knob's unlimited value is LLONG_MAX paged. */
+static unsigned long long soft_limit_bytes(const struct group *g)
 {
-	unsigned long long page = sysconf(_SC_PAGESIZE);
-	unsigned long long unlimited = LLONG_MAX / page * page;
-	unsigned long long val;
 	char path[PATH_MAX];
 
 	group_file(path, g, "memory.soft_limit_in_bytes");
-	val = read_u64(path);
-	if (val == unlimited)
+	return read_u64(path);
+}
+
+static bool soft_limit_unlimited(unsigned long long val)
+{
+	unsigned long long page = sysconf(_SC_PAGESIZE);
+
+	return val == LLONG_MAX / page * page;
+}
+
+static void print_soft_limit(const struct group *g)
+{
+	unsigned long long val = soft_limit_bytes(g);
+
+	if (soft_limit_unlimited(val))
 		printf("softlimit %s max\n", g->name);
 	else
 		printf("softlimit %s %llu\n", g->name, val >> 20);
@@ -636,6 +647,23 @@ static void report(struct run *r)
 	}
 }
 
+/*
+ * Inert means the shipped kernel drops the writes: every soft limit reads
+ * back unlimited. Where the memory then goes is up to the LRU, and with
+ * MGLRU's memcg LRU it goes anywhere (A ends at 16 to 238 MiB of its
+ * parent's 256 in the same scenario), so placement is only printed there.
+ */
+static void check_writes_dropped(const struct group *groups)
+{
+	const struct group *g;
+
+	for (g = groups; g->name; g++)
+		if (g->soft_mib)
+			check(soft_limit_unlimited(soft_limit_bytes(g)),
+			      "%s: soft limit write of %lu MiB dropped, reads unlimited",
+			      g->name, g->soft_mib);
+}
+
 /* One contest of readers, judged by sc->check on the final usages. */
 static void run_contest(const struct scenario *sc, enum expect expect)
 {
@@ -646,6 +674,8 @@ static void run_contest(const struct scenario *sc, enum expect expect)
 	n = create_groups(sc->groups);
 	printf("elapsed_ms %ld\n", run_readers(sc->groups));
 	report(&r);
+	if (expect == EXPECT_INERT)
+		check_writes_dropped(sc->groups);
 	if (expect != EXPECT_NONE)
 		sc->check(&r, expect);
 	remove_groups(sc->groups, n);
@@ -673,14 +703,10 @@ static void check_global(const struct run *r, enum expect expect)
 	unsigned long b = r->usage_mib[group_index(r, "B")];
 	unsigned long soft = r->sc->groups[ia].soft_mib;
 
-	/*
-	 * Inert is the negation of effective for A: how A and B split the
-	 * memory without a soft limit is up to the LRU (MGLRU's memcg LRU
-	 * can leave either one far ahead), only A held near 64M is not.
-	 */
+	/* inert: see check_writes_dropped(); the split is only printed */
 	if (expect == EXPECT_INERT) {
-		check(4 * a > 5 * soft, "A %lu MiB > 1.25 x soft limit %lu MiB",
-		      a, soft);
+		printf("measured A %lu MiB, soft limit %lu MiB (not asserted)\n",
+		       a, soft);
 	} else {
 		check(4 * a <= 5 * soft,
 		      "A %lu MiB <= 1.25 x soft limit %lu MiB", a, soft);
@@ -700,8 +726,8 @@ static void check_parent(const struct run *r, enum expect expect)
 	unsigned long soft = r->sc->groups[ia].soft_mib;
 
 	if (expect == EXPECT_INERT)
-		check(2 * a > 3 * soft, "A %lu MiB > 1.5 x soft limit %lu MiB",
-		      a, soft);
+		printf("measured A %lu MiB, soft limit %lu MiB (not asserted)\n",
+		       a, soft);
 	else
 		check(2 * a <= 3 * soft,
 		      "A %lu MiB <= 1.5 x soft limit %lu MiB", a, soft);
