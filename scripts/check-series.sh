@@ -24,9 +24,11 @@ declare -A extra=(
 bad=0
 for c in $commits; do
 	subj=$(git -C build/linux log -1 --format=%s "$c")
-	# --strict exits non-zero on CHECKs too; the bar is 0 errors, 0 warnings
-	if (cd build/linux && ./scripts/checkpatch.pl --strict -g "$c" 2>&1) |
-	   grep -q '^total: 0 errors, 0 warnings'; then
+	# --strict exits non-zero on CHECKs too; the bar is 0 errors, 0 warnings.
+	# The output is kept whole first: grep -q closing the pipe early would
+	# kill checkpatch with SIGPIPE and fail the pipeline under pipefail.
+	cp_out=$(cd build/linux && ./scripts/checkpatch.pl --strict -g "$c" 2>&1 || true)
+	if grep -q '^total: 0 errors, 0 warnings' <<<"$cp_out"; then
 		log "checkpatch ok: $subj"
 	else
 		log "CHECKPATCH FAILED: $subj"; bad=1
