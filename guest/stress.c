@@ -15,8 +15,9 @@
  *     counts a cgroup until its last css is freed, dying memcgs included;
  *     it must come back to its starting value within 60 s. Caches are
  *     dropped meanwhile, so page cache no longer pins the dead, and after
- *     5 s a task touches 3/4 of RAM once: drop_caches leaves swap cache,
- *     whose folios pin their memcg too, to reclaim;
+ *     5 s swap is turned off and on once: a freed swap entry waits in a
+ *     per-CPU swap slot cache, still charged to its memcg, until the
+ *     cache fills, and swapoff drains it;
  *   - the root's memory.usage_in_bytes back within 2 MiB of the start;
  *   - no event counter (pg*, total_pg*) in the root's memory.stat went
  *     backwards, sampled every 200 ms for the whole run.
@@ -56,6 +57,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/swap.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -67,7 +69,7 @@
 #define PAGE		4096UL
 #define MAX_STATS	128
 #define DYING_WAIT_MS	60000
-#define SQUEEZE_AFTER_MS	5000
+#define SWAP_CYCLE_AFTER_MS	5000
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define __printf(a, b)	__attribute__((format(printf, a, b)))
@@ -546,6 +548,27 @@ static unsigned long long reclaimed_pages(void)
 	return vmstat("pgsteal_kswapd") + vmstat("pgsteal_direct");
 }
 
+/*
+ * Swap off and on again, when swap is on: it drains the per-CPU swap slot
+ * caches, whose freed entries still pin their memcg (mm/swap_slots.c).
+ */
+static void cycle_swap(void)
+{
+	char dev[128] = "";
+	FILE *f = fopen("/proc/swaps", "r");
+
+	if (!f)
+		die("open /proc/swaps: %s", strerror(errno));
+	if (fscanf(f, "%*[^\n]\n%127s", dev) != 1)
+		dev[0] = '\0';
+	fclose(f);
+	if (!dev[0])
+		return;
+	if (swapoff(dev) || swapon(dev, 0))
+		die("cycling swap on %s: %s", dev, strerror(errno));
+	count("swap_cycled", 1);
+}
+
 struct baseline {
 	unsigned long cgroups;
 	unsigned long long usage;
@@ -570,17 +593,15 @@ static void end_run(const struct baseline *b)
 	long start = now_ms(), waited;
 	unsigned long n;
 	long long usage;
-	int squeezed = 0;
+	int cycled = 0;
 
 	if (rmdir(TOP))
 		die("rmdir %s: %s", TOP, strerror(errno));
 	count("pages_reclaimed", reclaimed_pages() - b->reclaimed);
 	do {
 		drop_caches();
-		if (now_ms() - start > SQUEEZE_AFTER_MS && !squeezed++) {
-			count("swap_cached_kib_before_squeeze", meminfo_kib("SwapCached"));
-			reap(spawn(NULL, touch_anon, meminfo_kib("MemTotal") * 3 / 4 >> 10));
-		}
+		if (now_ms() - start > SWAP_CYCLE_AFTER_MS && !cycled++)
+			cycle_swap();
 		n = memcg_cgroups();
 		waited = now_ms() - start;
 		if (n == b->cgroups)
