@@ -21,9 +21,13 @@
  *     offline. After 10 s swap is turned off and on once: a freed swap
  *     entry waits in a per-CPU swap slot cache, still charged to its
  *     memcg, until the cache fills, and swapoff drains it;
- *   - the root's memory.usage_in_bytes back within 2 MiB of the start;
+ *   - the root's memory.usage_in_bytes back within 2 MiB of the start,
+ *     read after a swap cycle, so that what the run pushed out of the
+ *     root's own tasks to swap counts again;
  *   - no event counter (pg*, total_pg*) in the root's memory.stat went
  *     backwards, sampled every 200 ms for the whole run.
+ *
+ * vm.min_free_kbytes is raised for the run, see MIN_FREE_KIB.
  *
  * RUN is one of:
  *   churn     300 memcgs made and removed under global reclaim while
