@@ -193,10 +193,11 @@ tree=$(make -s -C build/linux kernelversion 2>/dev/null || echo "?")
 	guest's clock follow instructions, but disk I/O (the scenarios drop
 	caches, so every file's inode is read from the virtio disk again)
 	completes in host time, and while the guest waits, sleep=off jumps its
-	clock ahead: in vanilla/classic run 1 of global both readers stood at
-	0 MiB for the first 5.8 s of guest time (elapsed 11751 ms against
-	6357 ms in run 2). Once the start differs, reclaim's races (kswapd
-	against direct reclaim, which reader gets ahead) go their own way. The
+	clock ahead: in an earlier make bench (2026-12-03 14:00, under load),
+	vanilla/classic run 1 of global had both readers at 0 MiB for the first
+	5.8 s of guest time (elapsed 11751 ms against 6357 ms in run 2). Once
+	the start differs, reclaim's races (kswapd against direct reclaim,
+	which reader gets ahead) go their own way. The
 	charge path, which does no I/O, repeats within 1%.
 
 	Wall time: $(( total_secs / 60 )) min $(( total_secs % 60 )) s in all; preparing (builds, initramfs)
