@@ -590,7 +590,6 @@ static bool end_holder(pid_t pid)
 	return true;
 }
 
-/* memory.soft_limit_in_bytes when unset: PAGE_COUNTER_MAX pages. */
 /* The soft limit in bytes; the knob's unlimited value is LLONG_MAX paged. */
 static unsigned long long soft_limit_bytes(const struct group *g)
 {

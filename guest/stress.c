@@ -603,6 +603,19 @@ static void cycle_swap(void)
 	count("swap_cycled", 1);
 }
 
+/* Charges a page from PROBE on @cpu. */
+static void charge_on_cpu(long cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity %ld: %s", cpu, strerror(errno));
+	write_u64(PROBE "/cgroup.procs", getpid());
+	touch_anon(1);
+}
+
 /*
  * Charges a page from PROBE on every CPU, so that no CPU's charge cache
  * keeps a removed memcg alive; PROBE itself stays for the next run.
@@ -611,27 +624,9 @@ static void flush_charge_caches(void)
 {
 	long cpu, cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
-	for (cpu = 0; cpu < cpus; cpu++) {
-		pid_t pid;
-
-		fflush(stdout);
-		pid = fork();
-		if (pid < 0)
-			die("fork: %s", strerror(errno));
-		if (!pid) {
-			cpu_set_t set;
-
-			CPU_ZERO(&set);
-			CPU_SET(cpu, &set);
-			if (sched_setaffinity(0, sizeof(set), &set))
-				die("sched_setaffinity %ld: %s", cpu, strerror(errno));
-			write_u64(PROBE "/cgroup.procs", getpid());
-			touch_anon(1);
-			exit(0);
-		}
-		if (reap(pid))
+	for (cpu = 0; cpu < cpus; cpu++)
+		if (reap(spawn(NULL, charge_on_cpu, cpu)))
 			die("charge probe on CPU %ld failed", cpu);
-	}
 	count("charge_caches_flushed", 1);
 }
 
