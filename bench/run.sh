@@ -169,7 +169,7 @@ tree=$(make -s -C build/linux kernelversion 2>/dev/null || echo "?")
 	**legacy** = vanilla + bench/legacy-soft-limit.patch (the old rb-tree soft
 	limit revived); **patched** = build/linux, $tree, $(git -C build/linux log --oneline vanilla..HEAD | wc -l) commits on vanilla,
 	HEAD \`$(git -C build/linux log -1 --format='%h %s' HEAD)\`$(git -C build/linux diff --quiet HEAD -- 2>/dev/null || echo ' plus uncommitted edits').
-	Workbench: $(git log -1 --format='%h' HEAD)$(git diff --quiet HEAD -- guest bench scripts 2>/dev/null || echo ' (with uncommitted edits)').
+	Workbench: $(git log -1 --format='%h' HEAD)$(git diff --quiet HEAD -- guest bench scripts ':!bench/results' 2>/dev/null || echo ' (with uncommitted edits)').
 
 	Every guest: QEMU TCG with \`-icount shift=0,align=off,sleep=off\` (guest
 	time = executed instructions, 1 ns each), 512 MiB, cgroup v1. Per kernel

@@ -38,7 +38,8 @@
  * kswapd_us_per_page = kswapd CPU time / pgsteal_kswapd; direct_us_per_page
  * = (workers' CPU time - BC) / pgsteal_direct, BC being the calibrated
  * cost of the same reads without reclaim: the time the pressure added,
- * which is direct reclaim's. "-" where the divisor is 0. CPU time is
+ * which is mostly direct reclaim's. "-" where pgsteal_direct is below 1000
+ * or the added time below 5% of BC (see run_level()). CPU time is
  * utime + stime, whose sum the kernel keeps exact (the scheduler's
  * runtime; only the split between the two is sampled at ticks). Meant for
  * a 1-vCPU guest under -icount, where a task's runtime is the guest time
@@ -467,7 +468,16 @@ static void run_level(const char *tag, int n, const char *level,
 		printf(" %s %llu", vm_keys[i], delta[i]);
 	printf(" kswapd_ms %ld cpu_ms %ld base_cpu_ms %.0f", ks, r.cpu_ms, base);
 	print_per_page("kswapd_us_per_page", ks, delta[1]);
-	print_per_page("direct_us_per_page", r.cpu_ms - base, delta[3]);
+	/*
+	 * Pressure also changes how many reads hit the cache, so the added
+	 * time holds more than direct reclaim: with little of it, the ratio
+	 * says nothing (and can go below zero). Below 1000 pages or 5% of
+	 * the calibrated cost, print "-".
+	 */
+	if (delta[3] < 1000 || r.cpu_ms - base < base / 20)
+		printf(" direct_us_per_page -");
+	else
+		print_per_page("direct_us_per_page", r.cpu_ms - base, delta[3]);
 	printf("\n");
 	fflush(stdout);
 }
