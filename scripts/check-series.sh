@@ -5,6 +5,7 @@
 # a separate worktree (build/src/bisect) so build/linux is left alone.
 # CONFIGS narrows the configs. Long: about 2 min per commit and config after the first build.
 # TARGETS (default bzImage) narrows what is built, e.g. TARGETS="mm/".
+# FROM (default vanilla) checks only the commits after it, e.g. FROM=HEAD~2.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TOP=$PWD
@@ -12,7 +13,7 @@ TOP=$PWD
 
 wt=build/src/bisect
 [ -d "$wt" ] || git -C build/linux worktree add -q --detach "$TOP/$wt" vanilla
-commits=$(git -C build/linux rev-list --reverse vanilla..HEAD)
+commits=$(git -C build/linux rev-list --reverse "${FROM:-vanilla}..HEAD")
 [ -n "$commits" ] || die "empty series"
 
 declare -A extra=(
