@@ -209,25 +209,20 @@ static pid_t find_kswapd(void)
 	return pid;
 }
 
-/* utime + stime of @pid in ms (fields 14, 15 of /proc/PID/stat). */
-static long cpu_ms(pid_t pid)
+/*
+ * @pid's CPU time in ms: its CPU-time clock counts the scheduler's runtime
+ * in nanoseconds (/proc/PID/stat rounds it to 10 ms clock ticks).
+ */
+static double cpu_ms(pid_t pid)
 {
-	unsigned long long utime, stime;
-	char path[64], line[512], *p;
-	FILE *f;
+	struct timespec ts;
+	clockid_t clock;
+	int err;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	if (!f)
-		die("open %s: %s", path, strerror(errno));
-	if (!fgets(line, sizeof(line), f))
-		die("read %s: %s", path, strerror(errno));
-	fclose(f);
-	p = strrchr(line, ')');
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u"
-			 " %llu %llu", &utime, &stime) != 2)
-		die("cannot parse %s", path);
-	return (utime + stime) * 1000 / sysconf(_SC_CLK_TCK);
+	err = clock_getcpuclockid(pid, &clock);
+	if (err || clock_gettime(clock, &ts))
+		die("CPU clock of %d: %s", pid, strerror(err ? err : errno));
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 static void group_path(char *buf, int g, const char *file)
@@ -439,8 +434,7 @@ static void run_level(const char *tag, int n, const char *level,
 {
 	unsigned long long before[ARRAY_SIZE(vm_keys)], delta[ARRAY_SIZE(vm_keys)];
 	unsigned long free_mib, ballast_mib;
-	long ks;
-	double base;
+	double ks, base;
 	struct walk r;
 	pid_t ballast;
 	size_t i;
@@ -466,7 +460,7 @@ static void run_level(const char *tag, int n, const char *level,
 	       tag, n, level, r.pages, ballast_mib, r.elapsed_ms);
 	for (i = 0; i < ARRAY_SIZE(vm_keys); i++)
 		printf(" %s %llu", vm_keys[i], delta[i]);
-	printf(" kswapd_ms %ld cpu_ms %ld base_cpu_ms %.0f", ks, r.cpu_ms, base);
+	printf(" kswapd_ms %.1f cpu_ms %ld base_cpu_ms %.0f", ks, r.cpu_ms, base);
 	print_per_page("kswapd_us_per_page", ks, delta[1]);
 	/*
 	 * Pressure also changes how many reads hit the cache, so the added

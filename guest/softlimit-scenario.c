@@ -491,35 +491,21 @@ static pid_t find_kswapd(void)
 	return pid;
 }
 
-/* utime + stime of @pid so far, in clock ticks (fields 14, 15 of stat). */
-static unsigned long long cpu_ticks(pid_t pid)
+/*
+ * @pid's CPU time so far, in ms. Its CPU-time clock counts the scheduler's
+ * runtime in nanoseconds; /proc/PID/stat rounds the same to clock ticks,
+ * 10 ms, too coarse for phases where kswapd runs under a second.
+ */
+static double cpu_ms(pid_t pid)
 {
-	unsigned long long utime, stime;
-	char path[64], line[512], *p;
-	FILE *f;
+	struct timespec ts;
+	clockid_t clock;
+	int err;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	if (!f)
-		die("open %s: %s", path, strerror(errno));
-	if (!fgets(line, sizeof(line), f))
-		die("read %s: %s", path, strerror(errno));
-	fclose(f);
-	/*
-	 * comm may hold blanks and parentheses; the last ')' ends it. Skip
-	 * state, ppid, pgrp, session, tty_nr, tpgid, flags and the four fault
-	 * counts.
-	 */
-	p = strrchr(line, ')');
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u"
-			 " %llu %llu", &utime, &stime) != 2)
-		die("cannot parse %s", path);
-	return utime + stime;
-}
-
-static long ticks_ms(unsigned long long ticks)
-{
-	return ticks * 1000 / sysconf(_SC_CLK_TCK);
+	err = clock_getcpuclockid(pid, &clock);
+	if (err || clock_gettime(clock, &ts))
+		die("CPU clock of %d: %s", pid, strerror(err ? err : errno));
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 /*
@@ -827,7 +813,7 @@ struct phase {
 	const char *name;
 	const struct group *groups;
 	double b_mibps;
-	long kswapd_ms;
+	double kswapd_ms;
 	unsigned long long oom_kills;
 	unsigned long usage_a, usage_b;
 	bool a_alive;
@@ -846,8 +832,9 @@ static double file_mib(const char *file)
 static void run_phase(struct phase *ph, pid_t kswapd)
 {
 	const struct group *a = &ph->groups[0], *b = &ph->groups[1];
-	unsigned long long oom, ticks;
+	unsigned long long oom;
 	pid_t holder;
+	double ks;
 	long ms;
 	int n;
 
@@ -856,16 +843,16 @@ static void run_phase(struct phase *ph, pid_t kswapd)
 	print_soft_limits(ph->groups);	/* "max": the knob is inert */
 	oom = vmstat("oom_kill");
 	holder = spawn_holder(a);
-	ticks = cpu_ticks(kswapd);
+	ks = cpu_ms(kswapd);
 	ms = run_readers(ph->groups);	/* only B has a file to read */
-	ph->kswapd_ms = ticks_ms(cpu_ticks(kswapd) - ticks);
+	ph->kswapd_ms = cpu_ms(kswapd) - ks;
 	ph->b_mibps = PASSES * file_mib(b->file) * 1000 / ms;
 	ph->usage_a = usage_mib(a);
 	ph->usage_b = usage_mib(b);
 	ph->a_alive = end_holder(holder);
 	ph->oom_kills = vmstat("oom_kill") - oom;
 	remove_groups(ph->groups, n);
-	printf("phase %s b_mibps %.1f kswapd_ms %ld oom_kills %llu usage_A %lu usage_B %lu a_alive %d\n",
+	printf("phase %s b_mibps %.1f kswapd_ms %.1f oom_kills %llu usage_A %lu usage_B %lu a_alive %d\n",
 	       ph->name, ph->b_mibps, ph->kswapd_ms, ph->oom_kills,
 	       ph->usage_a, ph->usage_b, ph->a_alive);
 }
@@ -889,7 +876,7 @@ static bool ratio_ok(double r)
  */
 static void check_unreclaimable(const struct phase *ph, int nr,
 				double b_limited, double b_unlimited,
-				long ks_limited, long ks_unlimited)
+				double ks_limited, double ks_unlimited)
 {
 	double r = ratio(b_limited, b_unlimited);
 	int i;
@@ -936,7 +923,7 @@ static void run_unreclaimable(const struct scenario *sc, enum expect expect)
 	};
 	pid_t kswapd = find_kswapd();
 	double b_lim, b_unl;
-	long ks_lim, ks_unl;
+	double ks_lim, ks_unl;
 	size_t i;
 
 	/* The first phase after boot pays for more than its own reclaim */
@@ -991,9 +978,10 @@ static void print_memcg_cost(const struct group *g)
 /* Nothing to assert whatever --expect says: the host compares kernels. */
 static void run_cost(const struct scenario *sc, enum expect expect)
 {
-	unsigned long long before[ARRAY_SIZE(cost_vmstat_keys)], ticks;
+	unsigned long long before[ARRAY_SIZE(cost_vmstat_keys)];
 	pid_t kswapd = find_kswapd();
-	long ms, kswapd_ms;
+	double ks, kswapd_ms;
+	long ms;
 	size_t i;
 	int n;
 
@@ -1002,13 +990,13 @@ static void run_cost(const struct scenario *sc, enum expect expect)
 	n = create_groups(sc->groups);
 	for (i = 0; i < ARRAY_SIZE(cost_vmstat_keys); i++)
 		before[i] = vmstat(cost_vmstat_keys[i]);
-	ticks = cpu_ticks(kswapd);
+	ks = cpu_ms(kswapd);
 	ms = run_readers(sc->groups);
-	kswapd_ms = ticks_ms(cpu_ticks(kswapd) - ticks);
+	kswapd_ms = cpu_ms(kswapd) - ks;
 	for (i = 0; i < ARRAY_SIZE(cost_vmstat_keys); i++)
 		printf("cost %s %llu\n", cost_vmstat_keys[i],
 		       vmstat(cost_vmstat_keys[i]) - before[i]);
-	printf("cost kswapd_ms %ld\n", kswapd_ms);
+	printf("cost kswapd_ms %.1f\n", kswapd_ms);
 	printf("cost elapsed_ms %ld\n", ms);
 	for (i = 0; sc->groups[i].name; i++)
 		print_memcg_cost(&sc->groups[i]);
