@@ -189,16 +189,24 @@ tree=$(make -s -C build/linux kernelversion 2>/dev/null || echo "?")
 	can end with either group far ahead, and its placement figures here
 	differ from \`make check\`'s (no -icount, real parallel vCPUs).
 
-	Why many figures do not repeat, as far as measured: -icount makes the
-	guest's clock follow instructions, but disk I/O (the scenarios drop
-	caches, so every file's inode is read from the virtio disk again)
-	completes in host time, and while the guest waits, sleep=off jumps its
-	clock ahead: in an earlier make bench (2026-12-03 14:00, under load),
-	vanilla/classic run 1 of global had both readers at 0 MiB for the first
-	5.8 s of guest time (elapsed 11751 ms against 6357 ms in run 2). Once
-	the start differs, reclaim's races (kswapd against direct reclaim,
-	which reader gets ahead) go their own way. The
-	charge path, which does no I/O, repeats within 1%.
+	Why many figures do not repeat, as far as measured. -icount makes the
+	guest's clock follow instructions, but anything that completes in host
+	time lets it drift. Disk I/O was one such thing: an earlier make bench
+	(2026-12-03 14:00, under load) had both readers of global at 0 MiB for
+	the first 5.8 s of guest time in one run. bench-seq now opens every
+	data file before the first part, so dropping caches no longer sends
+	the parts to the disk; that did not lower the count of cells that do
+	not repeat (219 before, 221 after, 2026-12-03 21:22). Runs still part
+	within the first 250 ms sample with 2 vCPUs (patched/mglru global, run
+	1 A 27 B 188 MiB, run 2 A 117 B 9 MiB), and with 1 vCPU kswapd and
+	direct reclaim split the same work differently (the scale warm-up of
+	vanilla/classic: 40372 / 9824 pages in run 1, 33513 / 18636 in run 2),
+	so some input still follows host time; not found yet. Once the start
+	differs, reclaim's races (kswapd against direct reclaim, which reader
+	gets ahead) go their own way. The charge path, which does no I/O and
+	no reclaim, repeats within 1%. kswapd's CPU time is read from its
+	CPU-time clock in ns (it was /proc/PID/stat's 10 ms ticks before
+	2026-12-03 21:30, too coarse for the scale phases' 70-100 ms).
 
 	Wall time: $(( total_secs / 60 )) min $(( total_secs % 60 )) s in all; preparing (builds, initramfs)
 	${prep_secs} s, the $(( ${#kernels[@]} * ${#lrus[@]} * repeats * 2 )) guests ${runs_secs} s, $jobs at a time. Host load average at the end:
