@@ -171,7 +171,8 @@ tree=$(make -s -C build/linux kernelversion 2>/dev/null || echo "?")
 	HEAD \`$(git -C build/linux log -1 --format='%h %s' HEAD)\`$(git -C build/linux diff --quiet HEAD -- 2>/dev/null || echo ' plus uncommitted edits').
 	Workbench: $(git log -1 --format='%h' HEAD)$(git diff --quiet HEAD -- guest bench scripts ':!bench/results' 2>/dev/null || echo ' (with uncommitted edits)').
 
-	Every guest: QEMU TCG with \`-icount shift=0,align=off,sleep=off\` (guest
+	Every guest: QEMU TCG with \`-icount shift=0,align=off,sleep=off\` and
+	\`-rtc base=2026-01-01T00:00:00,clock=vm\` (guest
 	time = executed instructions, 1 ns each), 512 MiB, cgroup v1. Per kernel
 	and LRU mode two boots run the parts in sequence (guest/bench-seq.c):
 	2 vCPUs for the charge path and the placement scenarios (global, parent,
@@ -201,9 +202,15 @@ tree=$(make -s -C build/linux kernelversion 2>/dev/null || echo "?")
 	1 A 27 B 188 MiB, run 2 A 117 B 9 MiB), and with 1 vCPU kswapd and
 	direct reclaim split the same work differently (the scale warm-up of
 	vanilla/classic: 40372 / 9824 pages in run 1, 33513 / 18636 in run 2),
-	so some input still follows host time; not found yet. Once the start
-	differs, reclaim's races (kswapd against direct reclaim, which reader
-	gets ahead) go their own way. The charge path, which does no I/O and
+	so some input still followed host time. One found: the guest's RTC,
+	which QEMU set from the host's clock at boot (the kernel mixes the
+	time of day into its random pool, and MGLRU, for one, picks memcg bins
+	at random). With \`-rtc base=2026-01-01T00:00:00,clock=vm\` (now part
+	of run-guest.sh --icount), three 1-vCPU boots of patched cost/mglru
+	scanned 398016, 399232 and 405696 pages in kswapd, against 286464 and
+	401088 in two boots without it. Once the start differs, reclaim's
+	races (kswapd against direct reclaim, which reader gets ahead) go
+	their own way. The charge path, which does no I/O and
 	no reclaim, repeats within 1%. kswapd's CPU time is read from its
 	CPU-time clock in ns (it was /proc/PID/stat's 10 ms ticks before
 	2026-12-03 21:30, too coarse for the scale phases' 70-100 ms).

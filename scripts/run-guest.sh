@@ -6,6 +6,9 @@
 # the test passed and the kernel log has no BUG/WARNING/KASAN/lockdep/Call
 # Trace line. Exit: 1 test failed, 2 bad usage, 3 kernel splat, 4 timeout.
 # The whole serial log is kept in build/runs/VARIANT/TEST.log.
+# --icount: guest time follows executed instructions, and the RTC starts
+# at a fixed date and follows guest time, so that the host's clock does not
+# reach the guest (it seeds the kernel's random pool): runs can repeat.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -17,7 +20,7 @@ while [ $# -gt 0 ]; do
 	--cpus) cpus=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--expect) expect=$2; shift 2 ;;
-	--icount) icount="-icount shift=0,align=off,sleep=off"; shift ;;
+	--icount) icount="-icount shift=0,align=off,sleep=off -rtc base=2026-01-01T00:00:00,clock=vm"; shift ;;
 	-*) echo "run-guest: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
