@@ -2,6 +2,8 @@
 # The guest's disks, made once: build/disks/data.img, an ext2 filesystem
 # with the sparse files the scenarios read (holes read back as zero pages,
 # which are ordinary clean page cache), and build/disks/swap.img.
+# build/disks/data-ram.img holds the same files in 2 MiB, for the
+# initramfs: run-guest.sh --icount boots attach no disk (guest/init.c).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -10,17 +12,22 @@ need mkswap util-linux
 
 d=build/disks
 mkdir -p "$d"
-if [ ! -f "$d/data.img" ]; then
-	log "making $d/data.img (ext2, sparse data files)"
+# ext2 image $1 of size $2 holding the data files.
+make_data_image() {
+	log "making $1 (ext2, $2, sparse data files)"
 	rm -rf "$d/data"
 	mkdir -p "$d/data"
 	truncate -s 400M "$d/data/big0" "$d/data/big1"
 	for i in 0 1 2 3 4 5 6 7; do truncate -s 200M "$d/data/small$i"; done
-	truncate -s 4G "$d/data.img.tmp"
-	mke2fs -q -F -t ext2 -d "$d/data" "$d/data.img.tmp"
+	rm -f "$1.tmp"
+	truncate -s "$2" "$1.tmp"
+	mke2fs -q -F -t ext2 -d "$d/data" "$1.tmp"
 	rm -rf "$d/data"
-	mv "$d/data.img.tmp" "$d/data.img"
-fi
+	mv "$1.tmp" "$1"
+}
+
+[ -f "$d/data.img" ] || make_data_image "$d/data.img" 4G
+[ -f "$d/data-ram.img" ] || make_data_image "$d/data-ram.img" 2M
 if [ ! -f "$d/swap.img" ]; then
 	log "making $d/swap.img (512 MiB swap)"
 	truncate -s 512M "$d/swap.img.tmp"

@@ -1,8 +1,8 @@
 #!/bin/bash
 # Build the guest initramfs for one kernel variant:
 # build/out/VARIANT/initramfs.cpio.gz with busybox, our static guest
-# programs (guest/), guest/tests.list and the cgroup kselftests built
-# statically from that variant's own tree.
+# programs (guest/), guest/tests.list, the cgroup kselftests built
+# statically from that variant's own tree, and /data.img (make-disks.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TOP=$PWD
@@ -29,6 +29,8 @@ for a in $(/bin/busybox --list); do
 	[ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"
 done
 cp guest/tests.list "$root/etc/tests.list"
+bash scripts/make-disks.sh
+cp build/disks/data-ram.img "$root/data.img"
 printf '127.0.0.1 localhost\n::1 localhost\n' > "$root/etc/hosts"
 
 # Every cgroup selftest we run that exists in this tree; new ones come

@@ -8,19 +8,25 @@
 # The whole serial log is kept in build/runs/VARIANT/TEST.log.
 # --icount: guest time follows executed instructions, and the RTC starts
 # at a fixed date and follows guest time, so that the host's clock does not
-# reach the guest (it seeds the kernel's random pool): runs can repeat.
+# reach the guest (it seeds the kernel's random pool), and no disk is
+# attached, because a virtio disk's I/O completes in host time: /data is
+# then the initramfs's copy (guest/init.c) and there is no swap. Runs can
+# repeat.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
 mem=512 cpus=2 timeout=300 expect=none icount=
+disks="-drive file=build/disks/data.img,if=virtio,format=raw,snapshot=on
+	-drive file=build/disks/swap.img,if=virtio,format=raw,snapshot=on"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--mem) mem=$2; shift 2 ;;
 	--cpus) cpus=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--expect) expect=$2; shift 2 ;;
-	--icount) icount="-icount shift=0,align=off,sleep=off -rtc base=2026-01-01T00:00:00,clock=vm"; shift ;;
+	--icount) icount="-icount shift=0,align=off,sleep=off -rtc base=2026-01-01T00:00:00,clock=vm"
+		disks=; shift ;;
 	-*) echo "run-guest: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -45,7 +51,7 @@ kernel=$out/arch/x86/boot/bzImage
 initrd=$out/initramfs.cpio.gz
 [ -f "$kernel" ] || die "no $variant kernel: run scripts/build-kernel.sh $variant"
 [ -f "$initrd" ] || die "no $variant initramfs: run scripts/make-initramfs.sh $variant"
-[ -f build/disks/data.img ] || die "no disks: run scripts/make-disks.sh"
+[ -z "$disks" ] || [ -f build/disks/data.img ] || die "no disks: run scripts/make-disks.sh"
 
 # KVM only where a probe boot really finished; TCG otherwise.
 accel=tcg
@@ -63,8 +69,7 @@ timeout --kill-after=5 "$timeout" qemu-system-x86_64 \
 	-accel "$accel" $icount -m "$mem" -smp "$cpus" \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 oops=panic loglevel=5 run=$test expect=$expect" \
-	-drive file=build/disks/data.img,if=virtio,format=raw,snapshot=on \
-	-drive file=build/disks/swap.img,if=virtio,format=raw,snapshot=on \
+	$disks \
 	-nographic -no-reboot -nodefaults -serial stdio -monitor none \
 	</dev/null >"$logf" 2>&1
 qrc=$?
