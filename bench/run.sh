@@ -190,30 +190,26 @@ tree=$(make -s -C build/linux kernelversion 2>/dev/null || echo "?")
 	can end with either group far ahead, and its placement figures here
 	differ from \`make check\`'s (no -icount, real parallel vCPUs).
 
-	Why many figures do not repeat, as far as measured. -icount makes the
-	guest's clock follow instructions, but anything that completes in host
-	time lets it drift. Disk I/O was one such thing: an earlier make bench
-	(2026-12-03 14:00, under load) had both readers of global at 0 MiB for
-	the first 5.8 s of guest time in one run. bench-seq now opens every
-	data file before the first part, so dropping caches no longer sends
-	the parts to the disk; that did not lower the count of cells that do
-	not repeat (219 before, 221 after, 2026-12-03 21:22). Runs still part
-	within the first 250 ms sample with 2 vCPUs (patched/mglru global, run
-	1 A 27 B 188 MiB, run 2 A 117 B 9 MiB), and with 1 vCPU kswapd and
-	direct reclaim split the same work differently (the scale warm-up of
-	vanilla/classic: 40372 / 9824 pages in run 1, 33513 / 18636 in run 2),
-	so some input still followed host time. One found: the guest's RTC,
-	which QEMU set from the host's clock at boot (the kernel mixes the
-	time of day into its random pool, and MGLRU, for one, picks memcg bins
-	at random). With \`-rtc base=2026-01-01T00:00:00,clock=vm\` (now part
-	of run-guest.sh --icount), three 1-vCPU boots of patched cost/mglru
-	scanned 398016, 399232 and 405696 pages in kswapd, against 286464 and
-	401088 in two boots without it. Once the start differs, reclaim's
-	races (kswapd against direct reclaim, which reader gets ahead) go
-	their own way. The charge path, which does no I/O and
-	no reclaim, repeats within 1%. kswapd's CPU time is read from its
-	CPU-time clock in ns (it was /proc/PID/stat's 10 ms ticks before
-	2026-12-03 21:30, too coarse for the scale phases' 70-100 ms).
+	Why the runs repeat. Under -icount guest time follows executed
+	instructions, so a guest whose every input is its own does the same
+	thing in every boot. Two inputs followed the host's clock, and
+	run-guest.sh --icount removes both: the RTC (QEMU set it from the
+	host's clock; the kernel mixes the time of day into its random pool,
+	and MGLRU, for one, picks memcg bins at random), and the disks (a
+	virtio disk's I/O completes in host time): the guest gets no disk,
+	and /data is the same sparse files in a 2 MiB ext2 image in the
+	initramfs, on a loop device (guest/init.c). Measured 2026-12-04: two
+	boots of vanilla with the disks logged identical printk times up to
+	the disk probe and differed from there; without disks, two boots each
+	of scenario-cost-mglru (1 vCPU) and scenario-global-mglru (2 vCPUs)
+	had byte-identical kernel logs and results. With the disks, the last
+	make bench (2026-12-03 21:55) had 218 cells that did not repeat.
+	Identical runs show that a figure is measured exactly, not that it is
+	robust: each is one path of a system where a small change of start
+	(which reader gets ahead, kswapd against direct reclaim) can end
+	elsewhere. The shipped kernel's placement figures, which the inert
+	knob leaves to chance, are the ones to read that way; \`make check\`
+	boots without -icount and shows them moving.
 
 	Wall time: $(( total_secs / 60 )) min $(( total_secs % 60 )) s in all; preparing (builds, initramfs)
 	${prep_secs} s, the $(( ${#kernels[@]} * ${#lrus[@]} * repeats * 2 )) guests ${runs_secs} s, $jobs at a time. Host load average at the end:

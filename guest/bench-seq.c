@@ -13,15 +13,11 @@
  *   scale                      bench-scale --lru MODE
  * Every program sets the LRU mode it is given.
  *
- * The data files stay open for the whole boot, see pin_data_files().
- *
  * Output: each part between "@@@ PART NAME" and "@@@ PART-END NAME rc=N"
  * lines (N: exit status, 128 + signal). Exit: 0 if every part exited 0,
  * 1 otherwise, 2 usage.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,32 +88,6 @@ static int run_part(const char *part)
 	exit(2);
 }
 
-/*
- * Under -icount the guest clock follows instructions, but a disk read
- * completes in host time and the idle guest's clock jumps ahead meanwhile,
- * by however long the host took. The parts drop caches before they start,
- * and would read each file's inode back from the disk: open files keep
- * their inodes, so opening every data file once here, before any part,
- * leaves the parts no disk I/O (the files are holes, see
- * scripts/make-disks.sh).
- */
-static void pin_data_files(void)
-{
-	DIR *dir = opendir("/data");
-	struct dirent *d;
-
-	if (!dir) {
-		perror("bench-seq: /data");
-		exit(1);
-	}
-	while ((d = readdir(dir)))
-		if (d->d_type == DT_REG && openat(dirfd(dir), d->d_name, O_RDONLY) < 0) {
-			fprintf(stderr, "bench-seq: /data/%s: %s\n", d->d_name, strerror(errno));
-			exit(1);
-		}
-	/* never closed: the files, and the directory, live as long as we do */
-}
-
 int main(int argc, char **argv)
 {
 	int failed = 0, i;
@@ -129,7 +99,6 @@ int main(int argc, char **argv)
 	}
 	lru = argv[1];
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	pin_data_files();
 	if (argc > 2) {
 		for (i = 2; i < argc; i++)
 			failed |= run_part(argv[i]) != 0;
