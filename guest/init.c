@@ -12,7 +12,8 @@
  * tests.list lines are "NAME CGROUP SWAP COMMAND [ARGS...]", blank lines and
  * lines starting with '#' ignored. CGROUP v1 mounts the memory controller at
  * /sys/fs/cgroup/memory, v2 mounts cgroup2 at /sys/fs/cgroup and enables
- * +memory for the children; SWAP 1 turns on swap on /dev/vdb.
+ * +memory for the children; SWAP 1 turns on swap on /dev/vdb. Tests run in
+ * /data: /dev/vda, or /data.img when no disk is attached (mount_data()).
  *
  * Console protocol, each marker alone on its line:
  *
