@@ -1,7 +1,7 @@
 #!/bin/bash
 # Boot one kernel variant in QEMU and run one guest test (guest/tests.list).
 #   scripts/run-guest.sh [--mem MiB] [--cpus N] [--timeout S] [--expect WORD]
-#                        [--icount] VARIANT TEST
+#                        [--icount [--seed N]] VARIANT TEST
 # Prints the test's output (between init's @@@ markers) and exits 0 only if
 # the test passed and the kernel log has no BUG/WARNING/KASAN/lockdep/Call
 # Trace line. Exit: 1 test failed, 2 bad usage, 3 kernel splat, 4 timeout.
@@ -10,13 +10,14 @@
 # at a fixed date and follows guest time, so that the host's clock does not
 # reach the guest (it seeds the kernel's random pool), and no disk is
 # attached, because a virtio disk's I/O completes in host time: /data is
-# then the initramfs's copy (guest/init.c) and there is no swap. Runs can
-# repeat.
+# then the initramfs's copy (guest/init.c) and there is no swap. Runs
+# repeat exactly. --seed N starts the RTC N seconds later: another path of
+# the same kernel on the same workload, as repeatable.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
-mem=512 cpus=2 timeout=300 expect=none icount=
+mem=512 cpus=2 timeout=300 expect=none icount= seed=0
 disks="-drive file=build/disks/data.img,if=virtio,format=raw,snapshot=on
 	-drive file=build/disks/swap.img,if=virtio,format=raw,snapshot=on"
 while [ $# -gt 0 ]; do
@@ -25,14 +26,19 @@ while [ $# -gt 0 ]; do
 	--cpus) cpus=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--expect) expect=$2; shift 2 ;;
-	--icount) icount="-icount shift=0,align=off,sleep=off -rtc base=2026-01-01T00:00:00,clock=vm"
-		disks=; shift ;;
+	--icount) icount=yes disks=; shift ;;
+	--seed) seed=$2; shift 2 ;;
 	-*) echo "run-guest: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
 done
+if [ "$icount" = yes ]; then
+	base=$(date -u -d "2026-01-01 00:00:00 UTC + $seed seconds" +%Y-%m-%dT%H:%M:%S) ||
+		{ echo "run-guest: bad --seed $seed" >&2; exit 2; }
+	icount="-icount shift=0,align=off,sleep=off -rtc base=$base,clock=vm"
+fi
 if [ $# -ne 2 ]; then
-	echo "usage: $0 [--mem MiB] [--cpus N] [--timeout S] [--expect WORD] [--icount] VARIANT TEST" >&2
+	echo "usage: $0 [--mem MiB] [--cpus N] [--timeout S] [--expect WORD] [--icount [--seed N]] VARIANT TEST" >&2
 	exit 2
 fi
 variant=$1 test=$2
