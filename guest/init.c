@@ -312,14 +312,16 @@ static void mount_data(void)
 		mount_fs("/dev/vda", "/data", "ext2", MS_NOATIME, NULL);
 		return;
 	}
-	ctl = open("/dev/loop-control", O_RDWR);
+	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
 	nr = ctl < 0 ? -1 : ioctl(ctl, LOOP_CTL_GET_FREE);
 	if (nr < 0)
 		setup_failed("no /dev/vda and no free loop device: %s",
 			     strerror(errno));
+	close(ctl);
 	snprintf(path, sizeof(path), "/dev/loop%d", nr);
-	img = open("/data.img", O_RDONLY);
-	dev = open(path, O_RDONLY);
+	/* the loop device holds its own reference: keep neither fd in tests */
+	img = open("/data.img", O_RDONLY | O_CLOEXEC);
+	dev = open(path, O_RDONLY | O_CLOEXEC);
 	if (img < 0 || dev < 0 || ioctl(dev, LOOP_SET_FD, img))
 		setup_failed("%s on /data.img: %s", path, strerror(errno));
 	mount_fs(path, "/data", "ext2", MS_RDONLY | MS_NOATIME, NULL);
