@@ -207,9 +207,7 @@ tree=$(make -s -C build/linux kernelversion 2>/dev/null || echo "?")
 	Identical runs show that a figure is measured exactly, not that it is
 	robust: each is one path of a system where a small change of start
 	(which reader gets ahead, kswapd against direct reclaim) can end
-	elsewhere. The shipped kernel's placement figures, which the inert
-	knob leaves to chance, are the ones to read that way; \`make check\`
-	boots without -icount and shows them moving.
+	elsewhere (see the shipped kernel's placement, above).
 
 	Wall time: $(( total_secs / 60 )) min $(( total_secs % 60 )) s in all; preparing (builds, initramfs)
 	${prep_secs} s, the $(( ${#kernels[@]} * ${#lrus[@]} * repeats * 2 )) guests ${runs_secs} s, $jobs at a time. Host load average at the end:
