@@ -44,5 +44,11 @@ for t in $CGROUP_SELFTESTS; do
 		{ cat "$out/selftest-$t.log" >&2; die "building selftest $t from $src failed"; }
 done
 
-(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 > "$out/initramfs.cpio.gz"
+# The same inputs give the same bytes: under run-guest.sh --icount the
+# guest's path starts with unpacking this archive, and a different mtime
+# or file order moved the first printk times and, from there, every
+# figure of make bench. So fixed mtimes and owners, sorted names.
+find "$root" -exec touch -h -d @0 {} +
+(cd "$root" && find . | LC_ALL=C sort |
+	cpio -o -H newc --quiet --reproducible -R 0:0) | gzip -1 -n > "$out/initramfs.cpio.gz"
 log "initramfs for $variant: $out/initramfs.cpio.gz ($(ls "$root/selftests" | wc -l) selftests)"
