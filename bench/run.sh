@@ -46,6 +46,16 @@ case "${1:-}" in
 *) die "usage: bench/run.sh [--report]" ;;
 esac
 
+# What the guests ran, for comparing runs: the same bytes here and the
+# same QEMU give the same paths, so the same figures.
+record_inputs() {
+	local k
+	for k in "${kernels[@]}"; do
+		echo "$k $(sha256sum <"build/out/$k/arch/x86/boot/bzImage" | cut -c1-16)" \
+			"$(sha256sum <"build/out/$k/initramfs.cpio.gz" | cut -c1-16)"
+	done >"$work/inputs"
+}
+
 if [ -z "$report_only" ]; then
 log "bench: preparing ${kernels[*]} (kernels, initramfs, disks; the legacy kernel takes about 4 min to build the first time)"
 prep_start=$(date +%s)
@@ -56,6 +66,7 @@ need gnuplot gnuplot-nox
 
 rm -rf "$work"
 mkdir -p "$work/logs" "$work/plot" "$raw"
+record_inputs
 rm -f "$raw"/*.out "$res"/*.png
 
 # One guest: KERNEL TEST CPUS NAME, output appended to raw/NAME.out. The
@@ -111,6 +122,9 @@ echo "prep_secs=$prep_secs runs_secs=$runs_secs jobs=$jobs repeats=$repeats" >"$
 else
 	# shellcheck disable=SC1091
 	. "$work/times" || die "no $work/times: run bench/run.sh first"
+	# A run from before the inputs were recorded: build/out's, which are
+	# the run's only if no kernel was built since; the report says so.
+	[ -f "$work/inputs" ] || { record_inputs; echo "(taken at report time)" >>"$work/inputs"; }
 	need gnuplot gnuplot-nox
 	rm -rf "$work/plot"
 	mkdir -p "$work/plot"
@@ -190,6 +204,11 @@ tree=$(make -s -C build/linux kernelversion 2>/dev/null || echo "?")
 	can end with either group far ahead, and its placement figures here
 	differ from \`make check\`'s (no -icount, real parallel vCPUs).
 
+	Inputs (sha256, first 16 hex digits; bzImage, initramfs), QEMU
+	$(dpkg-query -W -f='${Version}' qemu-system-x86 2>/dev/null):
+
+	$(sed 's/^/    /' "$work/inputs" 2>/dev/null || echo "    not recorded")
+
 	Why the runs repeat. Under -icount guest time follows executed
 	instructions, so a guest whose every input is its own does the same
 	thing in every boot. Two inputs followed the host's clock, and
@@ -203,7 +222,11 @@ tree=$(make -s -C build/linux kernelversion 2>/dev/null || echo "?")
 	the disk probe and differed from there; without disks, two boots each
 	of scenario-cost-mglru (1 vCPU) and scenario-global-mglru (2 vCPUs)
 	had byte-identical kernel logs and results. With the disks, the last
-	make bench (2026-12-03 21:55) had 218 cells that did not repeat.
+	make bench (2026-12-03 21:55) had 218 cells that did not repeat. The
+	kernels and the initramfs are built to the same bytes every time
+	(fixed mtimes and version string; scripts/build-kernel.sh,
+	make-initramfs.sh), so the inputs above name the paths: another make
+	bench with the same inputs repeats these figures.
 	Identical runs show that a figure is measured exactly, not that it is
 	robust: each is one path of a system where a small change of start
 	(which reader gets ahead, kswapd against direct reclaim) can end
