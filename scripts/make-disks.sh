@@ -21,7 +21,17 @@ make_data_image() {
 	for i in 0 1 2 3 4 5 6 7; do truncate -s 200M "$d/data/small$i"; done
 	rm -f "$1.tmp"
 	truncate -s "$2" "$1.tmp"
-	mke2fs -q -F -t ext2 -d "$d/data" "$1.tmp"
+	# The same bytes every time (the initramfs carries data-ram.img, see
+	# make-initramfs.sh): fixed UUID, hash seed and times. mke2fs -d
+	# copies each file's ctime, which only debugfs can set.
+	touch -d @0 "$d/data" "$d"/data/*
+	E2FSPROGS_FAKE_TIME=1767225600 mke2fs -q -F -t ext2 \
+		-U 6d656d63-6700-4000-8000-000000000001 \
+		-E hash_seed=6d656d63-6700-4000-8000-000000000002 \
+		-d "$d/data" "$1.tmp"
+	for f in "$d"/data/*; do
+		echo "set_inode_field /${f##*/} ctime 19700101000000"
+	done | E2FSPROGS_FAKE_TIME=1767225600 debugfs -w -f - "$1.tmp" >/dev/null 2>&1
 	rm -rf "$d/data"
 	mv "$1.tmp" "$1"
 }
