@@ -224,9 +224,9 @@ tree=$(make -s -C build/linux kernelversion 2>/dev/null || echo "?")
 	had byte-identical kernel logs and results. With the disks, the last
 	make bench (2026-12-03 21:55) had 218 cells that did not repeat. The
 	kernels and the initramfs are built to the same bytes every time
-	(fixed mtimes and version string; scripts/build-kernel.sh,
-	make-initramfs.sh), so the inputs above name the paths: another make
-	bench with the same inputs repeats these figures.
+	(fixed mtimes, version string and ext2 UUID; scripts/build-kernel.sh,
+	make-initramfs.sh, make-disks.sh), so the inputs above name the
+	paths: another make bench with the same inputs repeats these figures.
 	Identical runs show that a figure is measured exactly, not that it is
 	robust: each is one path of a system where a small change of start
 	(which reader gets ahead, kswapd against direct reclaim) can end
