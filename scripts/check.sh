@@ -16,8 +16,13 @@ cd "$(dirname "$0")/.."
 
 passed=0 failed=0
 failures=()
-pass() { passed=$((passed + 1)); echo "PASS: $*"; }
-fail() { failed=$((failed + 1)); failures+=("$*"); echo "FAIL: $*"; }
+# Each result line ends with the seconds since the one before: where the
+# suite's time goes, reruns included.
+last=$SECONDS
+took=0
+lap() { took=$((SECONDS - last)); last=$SECONDS; }
+pass() { lap; passed=$((passed + 1)); echo "PASS: $* [$took s]"; }
+fail() { lap; failed=$((failed + 1)); failures+=("$*"); echo "FAIL: $* [$took s]"; }
 
 series_len=$(grep -cv '^#' patches/series 2>/dev/null || true)
 kernels=(vanilla)
@@ -25,6 +30,8 @@ kernels=(vanilla)
 
 log "check: preparing ${kernels[*]}"
 bash scripts/prepare.sh "${kernels[@]}" || { echo "0 passed, 1 failed"; exit 1; }
+log "check: kernels ready after $SECONDS s"
+last=$SECONDS
 
 # --- the workbench refuses bad input with exit 2 and a list -------------
 expect_usage_error() {
