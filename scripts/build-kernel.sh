@@ -43,7 +43,7 @@ fi
 # kernel is relinked or built in a fresh clone.
 export KBUILD_BUILD_TIMESTAMP="Thu Jan  1 00:00:00 UTC 2026"
 export KBUILD_BUILD_USER=memcg KBUILD_BUILD_HOST=qemu KBUILD_BUILD_VERSION=1
-log "building $variant kernel in $out (about 4 min from clean, seconds when up to date)"
+log "building $variant kernel in $out (8-12 min from clean on 2 cores, seconds when up to date)"
 start=$(date +%s)
 make -s -C "$src" O="$TOP/$out" -j"$(nproc)" bzImage >"$out/build.log" 2>&1 || {
 	tail -30 "$out/build.log" >&2
