@@ -32,6 +32,9 @@ make_data_image() {
 	for f in "$d"/data/*; do
 		echo "set_inode_field /${f##*/} ctime 19700101000000"
 	done | E2FSPROGS_FAKE_TIME=1767225600 debugfs -w -f - "$1.tmp" >/dev/null 2>&1
+	# debugfs exits 0 whatever its commands did: check one of them took.
+	debugfs -R "stat /small7" "$1.tmp" 2>/dev/null | grep -q ' ctime: 0x00000000:' ||
+		die "$1: debugfs did not reset the data files' ctime"
 	rm -rf "$d/data"
 	mv "$1.tmp" "$1"
 }
@@ -39,8 +42,8 @@ make_data_image() {
 [ -f "$d/data.img" ] || make_data_image "$d/data.img" 4G
 [ -f "$d/data-ram.img" ] || make_data_image "$d/data-ram.img" 2M
 if [ ! -f "$d/swap.img" ]; then
-	log "making $d/swap.img (512 MiB swap)"
+	log "making $d/swap.img (512 MiB swap, fixed UUID: the same bytes too)"
 	truncate -s 512M "$d/swap.img.tmp"
-	mkswap -q "$d/swap.img.tmp" >/dev/null
+	mkswap -q -U 6d656d63-6700-4000-8000-000000000003 "$d/swap.img.tmp" >/dev/null
 	mv "$d/swap.img.tmp" "$d/swap.img"
 fi
