@@ -11,8 +11,10 @@
 # reach the guest (it seeds the kernel's random pool), and no disk is
 # attached, because a virtio disk's I/O completes in host time: /data is
 # then the initramfs's copy (guest/init.c) and there is no swap. Runs
-# repeat exactly. --seed N starts the RTC N seconds later: another path of
-# the same kernel on the same workload, as repeatable.
+# repeat exactly as a rule, not always: QEMU syncs its main loop's work to
+# the instruction count only under record/replay (docs/devel/replay.rst),
+# and one 2-vCPU run has left its path. --seed N starts the RTC N seconds
+# later: another path of the same kernel on the same workload.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
