@@ -16,10 +16,8 @@ cd "$(dirname "$0")/.."
 
 passed=0 failed=0
 failures=()
-# Each result line ends with the seconds since the one before: where the
-# suite's time goes, reruns included.
-last=$SECONDS
-took=0
+# Each result line ends with the seconds since the one before (or since
+# the kernels were ready): where the suite's time goes, reruns included.
 lap() { took=$((SECONDS - last)); last=$SECONDS; }
 pass() { lap; passed=$((passed + 1)); echo "PASS: $* [$took s]"; }
 fail() { lap; failed=$((failed + 1)); failures+=("$*"); echo "FAIL: $* [$took s]"; }

@@ -32,7 +32,7 @@ make_data_image() {
 	for f in "$d"/data/*; do
 		echo "set_inode_field /${f##*/} ctime 19700101000000"
 	done | E2FSPROGS_FAKE_TIME=1767225600 debugfs -w -f - "$1.tmp" >/dev/null 2>&1
-	# debugfs exits 0 whatever its commands did: check one of them took.
+	# debugfs exits 0 whatever its commands did: check that the last took.
 	debugfs -R "stat /small7" "$1.tmp" 2>/dev/null | grep -q ' ctime: 0x00000000:' ||
 		die "$1: debugfs did not reset the data files' ctime"
 	rm -rf "$d/data"
