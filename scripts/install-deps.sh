@@ -9,7 +9,7 @@ PACKAGES=(
 	build-essential bc bison flex libelf-dev libssl-dev dwarves
 	cpio xz-utils rsync git kmod
 	qemu-system-x86 busybox-static e2fsprogs
-	gnuplot-nox
+	gnuplot-nox ccache
 )
 
 if [ "$(id -u)" != 0 ]; then
