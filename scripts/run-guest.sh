@@ -1,7 +1,13 @@
 #!/bin/bash
 # Boot one kernel variant in QEMU and run one guest test (guest/tests.list).
-#   scripts/run-guest.sh [--mem MiB] [--cpus N] [--timeout S] [--expect WORD]
-#                        [--icount [--seed N]] VARIANT TEST
+#   scripts/run-guest.sh [--mem MiB] [--cpus N] [--numa N] [--thp MODE]
+#                        [--timeout S] [--expect WORD] [--icount [--seed N]]
+#                        VARIANT TEST
+# Machine shape: --mem MiB of RAM (default 512), --cpus N vCPUs (1-8,
+# default 2), --numa N nodes (1-4; memory and vCPUs split evenly, so N
+# divides the vCPUs, through QEMU's ACPI SRAT), --thp always|madvise|never
+# on the kernel command line (transparent_hugepage=; default the kernel's,
+# madvise).
 # Prints the test's output (between init's @@@ markers) and exits 0 only if
 # the test passed and the kernel log has no BUG/WARNING/KASAN/lockdep/Call
 # Trace line. Exit: 1 test failed, 2 bad usage, 3 kernel splat, 4 timeout.
@@ -19,13 +25,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
-mem=512 cpus=2 timeout=300 expect=none icount= seed=0
+mem=512 cpus=2 numa=1 thp= timeout=300 expect=none icount= seed=0
 disks="-drive file=build/disks/data.img,if=virtio,format=raw,snapshot=on
 	-drive file=build/disks/swap.img,if=virtio,format=raw,snapshot=on"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--mem) mem=$2; shift 2 ;;
 	--cpus) cpus=$2; shift 2 ;;
+	--numa) numa=$2; shift 2 ;;
+	--thp) thp=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--expect) expect=$2; shift 2 ;;
 	--icount) icount=yes disks=; shift ;;
@@ -34,13 +42,35 @@ while [ $# -gt 0 ]; do
 	*) break ;;
 	esac
 done
+# bad_value OPTION VALUE VALID: the message and exit 2.
+bad_value() {
+	echo "run-guest: bad $1 '$2'; valid: $3" >&2
+	exit 2
+}
+is_int() { [[ $1 =~ ^[0-9]+$ ]] && [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }
+is_int "$mem" 128 8192 || bad_value --mem "$mem" "MiB, 128 to 8192"
+is_int "$cpus" 1 8 || bad_value --cpus "$cpus" "1 to 8 (CONFIG_NR_CPUS=8)"
+is_int "$numa" 1 4 || bad_value --numa "$numa" "1 to 4 nodes"
+[ $((cpus % numa)) = 0 ] && [ $((mem % numa)) = 0 ] ||
+	bad_value --numa "$numa" "a number of nodes that divides --cpus ($cpus) and --mem ($mem)"
+case "$thp" in ''|always|madvise|never) ;; *) bad_value --thp "$thp" "always, madvise, never" ;; esac
+is_int "$timeout" 1 86400 || bad_value --timeout "$timeout" "seconds, 1 to 86400"
+shape=
+if [ "$numa" -gt 1 ]; then
+	per_mem=$((mem / numa)) per_cpu=$((cpus / numa))
+	for ((n = 0; n < numa; n++)); do
+		shape+=" -object memory-backend-ram,id=m$n,size=${per_mem}M"
+		shape+=" -numa node,nodeid=$n,memdev=m$n,cpus=$((n * per_cpu))-$(((n + 1) * per_cpu - 1))"
+	done
+fi
+cmdline_thp=${thp:+ transparent_hugepage=$thp}
 if [ "$icount" = yes ]; then
 	base=$(date -u -d "2026-01-01 00:00:00 UTC + $seed seconds" +%Y-%m-%dT%H:%M:%S) ||
 		{ echo "run-guest: bad --seed $seed" >&2; exit 2; }
 	icount="-icount shift=0,align=off,sleep=off -rtc base=$base,clock=vm"
 fi
 if [ $# -ne 2 ]; then
-	echo "usage: $0 [--mem MiB] [--cpus N] [--timeout S] [--expect WORD] [--icount [--seed N]] VARIANT TEST" >&2
+	echo "usage: $0 [--mem MiB] [--cpus N] [--numa N] [--thp MODE] [--timeout S] [--expect WORD] [--icount [--seed N]] VARIANT TEST" >&2
 	exit 2
 fi
 variant=$1 test=$2
@@ -70,13 +100,13 @@ fi
 logdir=build/runs/$variant
 mkdir -p "$logdir"
 logf=$logdir/$test.log
-log "booting $variant ($accel, ${mem} MiB, $cpus vCPUs) for $test, timeout ${timeout}s"
+log "booting $variant ($accel, ${mem} MiB, $cpus vCPUs, $numa node(s)${thp:+, THP $thp}) for $test, timeout ${timeout}s"
 start=$(date +%s)
 set +e
 timeout --kill-after=5 "$timeout" qemu-system-x86_64 \
-	-accel "$accel" $icount -m "$mem" -smp "$cpus" \
+	-accel "$accel" $icount -m "$mem" -smp "$cpus" $shape \
 	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 oops=panic loglevel=5 run=$test expect=$expect" \
+	-append "console=ttyS0 panic=-1 oops=panic loglevel=5 run=$test expect=$expect$cmdline_thp" \
 	$disks \
 	-nographic -no-reboot -nodefaults -serial stdio -monitor none \
 	</dev/null >"$logf" 2>&1
