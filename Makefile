@@ -35,7 +35,9 @@ demo: build/linux/.git
 check: build/linux/.git
 	@bash scripts/check.sh
 
+# placement and cost (bench/run.sh), then the reviewer's scenarios
+# (bench/workload.sh: latency, slab, NUMA, THP, knob flips, scale, deep)
 bench: build/linux/.git
-	@bash bench/run.sh
+	@rc=0; bash bench/run.sh || rc=1; bash bench/workload.sh || rc=1; exit $$rc
 
 .PHONY: help deps tree patches demo check bench

@@ -45,6 +45,9 @@ expect_usage_error() {
 expect_usage_error "unknown variant" bash scripts/run-guest.sh nosuch probe
 expect_usage_error "unknown test" bash scripts/run-guest.sh vanilla nosuch
 expect_usage_error "unknown kernel to build" bash scripts/build-kernel.sh nosuch
+expect_usage_error "--numa 3 with 2 vCPUs" bash scripts/run-guest.sh --numa 3 vanilla probe
+expect_usage_error "an unknown --thp mode" bash scripts/run-guest.sh --thp sometimes vanilla probe
+expect_usage_error "--cpus 9" bash scripts/run-guest.sh --cpus 9 vanilla probe
 
 # A guest that hangs is killed and named: 'hang' sleeps forever.
 out=$(bash scripts/run-guest.sh --timeout 20 vanilla hang 2>&1); rc=$?
@@ -121,6 +124,17 @@ for k in vanilla patched; do
 	[[ " ${kernels[*]} " == *" $k "* ]] && upstream_selftests "$k"
 done
 
+# workload KERNEL SCENARIO-LRU [run-guest options]: guest/workload.c's
+# own TAP checks decide; its figures are printed for the log.
+workload() {
+	local k=$1 t=workload-$2 out rc
+	shift 2
+	out=$(bash scripts/run-guest.sh --timeout 900 "$@" "$k" "$t" 2>&1); rc=$?
+	echo "$out" | grep -E '^(usage|(not )?ok )|^metric [a-z_.]*(calls|_p99|_max|writes_per_s|loop_per_s|ipi_cpu1|slab_dentries|node[01]_mib|rss_huge_mib) ' |
+		sed "s|^|    $k/$t: |"
+	if [ $rc = 0 ]; then pass "$k/$t${*:+ ($*)}"; else fail "$k/$t${*:+ ($*)} (exit $rc)"; fi
+}
+
 # --- soft limit scenarios -----------------------------------------------
 # run_expect KERNEL TEST EXPECT [run-guest options]: the scenario's own
 # checks decide (softlimit-scenario --expect), any "not ok" fails.
@@ -157,6 +171,17 @@ if [[ " ${kernels[*]} " == *" patched "* ]]; then
 			--cpus 1 --icount --timeout 600
 	done
 	series_selftests patched
+
+	# --- the instruments (guest/measure.c), one scenario each -------
+	# Their TAP checks test the instruments (the trace accounts for
+	# pgsteal_direct, every fault was timed, PSI saw the stalls, the
+	# dentry count follows the lookups, IPIs and loops were counted);
+	# the figures themselves are make bench's (bench/workload.sh).
+	workload patched latency-file-mglru --icount
+	workload patched slab-classic --icount
+	workload patched knobflip-classic --icount
+	workload patched numa-mglru --icount --numa 2
+	workload patched thp-classic --icount --thp always
 
 	# --- robustness --------------------------------------------------
 	# Run 1: the whole suite on the debug kernel; any splat fails a run.
