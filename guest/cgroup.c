@@ -21,6 +21,8 @@ void die(const char *fmt, ...)
 	va_list ap;
 
 	fflush(stdout);
+	if (prog_name)
+		fprintf(stderr, "%s: ", prog_name);
 	fprintf(stderr, "error: ");
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -341,12 +343,8 @@ bool cg_soft_limit_unlimited(unsigned long long bytes)
 
 pid_t spawn(const char *group, void (*fn)(long arg), long arg)
 {
-	pid_t pid;
+	pid_t pid = fork_child();
 
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		die("fork: %s", strerror(errno));
 	if (pid)
 		return pid;
 	if (group)
@@ -357,11 +355,35 @@ pid_t spawn(const char *group, void (*fn)(long arg), long arg)
 
 int reap(pid_t pid)
 {
+	int rc, err = try_reap(pid, &rc);
+
+	if (err)
+		die("waitpid %d: %s", pid, strerror(err));
+	return rc;
+}
+
+const char *prog_name;
+
+pid_t fork_child(void)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	return pid;
+}
+
+/* EINTR is retried: PID 1 and a task with a signal handler get it. */
+int try_reap(pid_t pid, int *rc)
+{
 	int status;
 
-	if (waitpid(pid, &status, 0) != pid)
-		die("waitpid %d: %s", pid, strerror(errno));
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	while (waitpid(pid, &status, 0) != pid)
+		if (errno != EINTR)
+			return errno;
+	*rc = WIFSIGNALED(status) ? 128 + WTERMSIG(status) :
+				    WEXITSTATUS(status);
+	return 0;
 }

@@ -23,7 +23,10 @@
 #define __noreturn	__attribute__((noreturn))
 #define __printf(a, b)	__attribute__((format(printf, a, b)))
 
-/* "error: MESSAGE" on stderr (stdout flushed first), exit 1. */
+/*
+ * "error: MESSAGE" on stderr (stdout flushed first), exit 1; "NAME: error:
+ * MESSAGE" once prog_name is set (see below).
+ */
 void __noreturn __printf(1, 2) die(const char *fmt, ...);
 
 /* Files. */
@@ -77,5 +80,12 @@ bool cg_soft_limit_unlimited(unsigned long long bytes);
 pid_t spawn(const char *group, void (*fn)(long arg), long arg);
 /* Waits for @pid: its exit code, or 128 + the signal that killed it. */
 int reap(pid_t pid);
+
+/* Set to name the program in die()'s messages: "NAME: error: MESSAGE". */
+extern const char *prog_name;
+/* fork() with stdout flushed first, as spawn() does; dies if it fails. */
+pid_t fork_child(void);
+/* reap(), but 0 or the errno of waitpid(), and the code in @rc. */
+int try_reap(pid_t pid, int *rc);
 
 #endif
