@@ -33,8 +33,6 @@
  * table in use (see "Usage sampling" below); nothing else changes.
  * Exit: 0 pass, 1 assertion failed or error, 2 usage.
  */
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -49,20 +47,15 @@
 #include <poll.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#define MEMCG_ROOT	"/sys/fs/cgroup/memory"
-#define LRU_GEN_FILE	"/sys/kernel/mm/lru_gen/enabled"
+#include "cgroup.h"
+
 #define CHUNK		(1 << 20)
 #define PASSES		3
 #define MAX_GROUPS	16
 #define MAX_CHECKS	32
 #define BIG_MIB		400	/* size of /data/big0 and /data/big1 */
-
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#define __noreturn	__attribute__((noreturn))
-#define __printf(a, b)	__attribute__((format(printf, a, b)))
 
 enum expect { EXPECT_NONE, EXPECT_INERT, EXPECT_EFFECTIVE };
 
@@ -98,20 +91,6 @@ struct scenario {
 static char check_lines[MAX_CHECKS][160];
 static int nr_checks, nr_failed;
 
-static void __noreturn __printf(1, 2)
-die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fprintf(stderr, "error: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	exit(1);
-}
-
 static void __printf(2, 3)
 check(bool ok, const char *fmt, ...)
 {
@@ -142,68 +121,6 @@ static void print_checks(void)
 		printf("%s\n", check_lines[i]);
 }
 
-static void group_file(char *buf, const struct group *g, const char *file)
-{
-	snprintf(buf, PATH_MAX, "%s/%s/%s", MEMCG_ROOT, g->path, file);
-}
-
-static void write_str(const char *path, const char *s)
-{
-	ssize_t len = strlen(s);
-	int fd = open(path, O_WRONLY);
-
-	if (fd < 0)
-		die("open %s: %s", path, strerror(errno));
-	if (write(fd, s, len) != len)
-		die("write '%s' to %s: %s", s, path, strerror(errno));
-	close(fd);
-}
-
-static void write_u64(const char *path, unsigned long long val)
-{
-	char s[32];
-
-	snprintf(s, sizeof(s), "%llu", val);
-	write_str(path, s);
-}
-
-static unsigned long long read_u64(const char *path)
-{
-	char s[64];
-	ssize_t n;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0)
-		die("open %s: %s", path, strerror(errno));
-	n = read(fd, s, sizeof(s) - 1);
-	if (n <= 0)
-		die("read %s: %s", path, n ? strerror(errno) : "empty");
-	close(fd);
-	s[n] = '\0';
-	return strtoull(s, NULL, 0);
-}
-
-/* Sets the LRU if asked, then reports the one in use. */
-static void setup_lru(const char *lru)
-{
-	bool mglru;
-
-	if (access(LRU_GEN_FILE, F_OK)) {
-		if (lru && !strcmp(lru, "mglru"))
-			die("%s missing: kernel without CONFIG_LRU_GEN, no mglru",
-			    LRU_GEN_FILE);
-		printf("lru classic\n");
-		return;
-	}
-	if (lru)
-		write_str(LRU_GEN_FILE, strcmp(lru, "mglru") ? "n" : "y");
-	/* Bit 0 is LRU_GEN_CORE: MGLRU is in charge of the LRU lists. */
-	mglru = read_u64(LRU_GEN_FILE) & 1;
-	if (lru && mglru != !strcmp(lru, "mglru"))
-		die("%s did not switch to %s", LRU_GEN_FILE, lru);
-	printf("lru %s\n", mglru ? "mglru" : "classic");
-}
-
 /* Fail before touching any cgroup if the guest is not what we expect. */
 static void check_environment(const struct scenario *sc)
 {
@@ -221,36 +138,26 @@ static void check_environment(const struct scenario *sc)
 		    MAX_GROUPS);
 }
 
-/* Start from an empty page cache, so earlier activity does not count. */
-static void drop_caches(void)
-{
-	sync();
-	write_str("/proc/sys/vm/drop_caches", "3");
-}
-
 static void create_group(const struct group *g)
 {
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/%s", MEMCG_ROOT, g->path);
-	if (mkdir(path, 0755))
-		die("mkdir %s: %s", path, strerror(errno));
-	if (g->limit_mib) {
-		group_file(path, g, "memory.limit_in_bytes");
-		write_u64(path, (unsigned long long)g->limit_mib << 20);
-	}
-	if (g->soft_mib) {
-		group_file(path, g, "memory.soft_limit_in_bytes");
-		write_u64(path, (unsigned long long)g->soft_mib << 20);
-	}
+	cg_create(g->path);
+	if (g->limit_mib)
+		cg_write_u64(g->path, "memory.limit_in_bytes",
+			     (unsigned long long)g->limit_mib << 20);
+	if (g->soft_mib)
+		cg_write_u64(g->path, "memory.soft_limit_in_bytes",
+			     (unsigned long long)g->soft_mib << 20);
 }
 
+/*
+ * Not cg_try_remove(): one rmdir, no retry. Charged page cache does not
+ * block a v1 rmdir: a failure is news, counted rather than fatal.
+ */
 static void remove_group(const struct group *g)
 {
 	char path[PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s/%s", MEMCG_ROOT, g->path);
-	/* Charged page cache does not block a v1 rmdir: a failure is news. */
+	cg_path(path, sizeof(path), g->path, NULL);
 	if (rmdir(path)) {
 		fprintf(stderr, "error: rmdir %s: %s\n", path, strerror(errno));
 		nr_failed++;
@@ -299,31 +206,18 @@ static void read_file_passes(const char *file)
  */
 static pid_t spawn_reader(const struct group *g, int gate[2])
 {
-	char path[PATH_MAX], c;
-	pid_t pid;
+	pid_t pid = fork_child();
+	char c;
 
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		die("fork: %s", strerror(errno));
 	if (pid)
 		return pid;
 
 	close(gate[1]);
-	group_file(path, g, "cgroup.procs");
-	write_u64(path, getpid());
+	cg_enter(g->path);
 	if (read(gate[0], &c, 1) < 0)
 		die("reader %s: gate: %s", g->name, strerror(errno));
 	read_file_passes(g->file);
 	exit(0);
-}
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static unsigned long usage_mib(const struct group *g);
@@ -372,10 +266,7 @@ static struct sampler start_sampler(const struct group *groups)
 		sample_t0 = now_ms();
 	if (pipe(fds))
 		die("pipe: %s", strerror(errno));
-	fflush(stdout);
-	s.pid = fork();
-	if (s.pid < 0)
-		die("fork: %s", strerror(errno));
+	s.pid = fork_child();
 	if (!s.pid) {
 		close(fds[1]);
 		sample_loop(groups, fds[0]);
@@ -431,84 +322,6 @@ static long run_readers(const struct group *groups)
 }
 
 /*
- * Looks up @key in a file of "key value" lines (/proc/vmstat, v1
- * memory.stat); false if it has no such line.
- */
-static bool stat_lookup(const char *path, const char *key,
-			unsigned long long *val)
-{
-	char name[64];
-	unsigned long long v;
-	bool found = false;
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		die("open %s: %s", path, strerror(errno));
-	while (!found && fscanf(f, "%63s %llu", name, &v) == 2) {
-		if (!strcmp(name, key)) {
-			*val = v;
-			found = true;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
-static unsigned long long vmstat(const char *key)
-{
-	unsigned long long val;
-
-	if (!stat_lookup("/proc/vmstat", key, &val))
-		die("/proc/vmstat has no %s (CONFIG_VM_EVENT_COUNTERS?)", key);
-	return val;
-}
-
-/* The guest has one node, so kswapd0 is the only kswapd there is. */
-static pid_t find_kswapd(void)
-{
-	char path[PATH_MAX], comm[32];
-	struct dirent *de;
-	pid_t pid = 0;
-	DIR *dir = opendir("/proc");
-	FILE *f;
-
-	if (!dir)
-		die("opendir /proc: %s", strerror(errno));
-	while (!pid && (de = readdir(dir))) {
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/comm", de->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;	/* the process has just exited */
-		if (fgets(comm, sizeof(comm), f) && !strcmp(comm, "kswapd0\n"))
-			pid = atoi(de->d_name);
-		fclose(f);
-	}
-	closedir(dir);
-	if (!pid)
-		die("no kswapd0 in /proc");
-	return pid;
-}
-
-/*
- * @pid's CPU time so far, in ms. Its CPU-time clock counts the scheduler's
- * runtime in nanoseconds; /proc/PID/stat rounds the same to clock ticks,
- * 10 ms, too coarse for phases where kswapd runs under a second.
- */
-static double cpu_ms(pid_t pid)
-{
-	struct timespec ts;
-	clockid_t clock;
-	int err;
-
-	err = clock_getcpuclockid(pid, &clock);
-	if (err || clock_gettime(clock, &ts))
-		die("CPU clock of %d: %s", pid, strerror(err ? err : errno));
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/*
  * A write to every page: a read fault would only map the shared zero
  * page. volatile, so that the compiler cannot drop stores to memory that
  * is never read back.
@@ -531,20 +344,16 @@ static void hold_anon(unsigned long mib)
  */
 static pid_t spawn_holder(const struct group *g)
 {
-	char path[PATH_MAX], c;
 	int ready[2];
 	pid_t pid;
+	char c;
 
 	if (pipe(ready))
 		die("pipe: %s", strerror(errno));
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		die("fork: %s", strerror(errno));
+	pid = fork_child();
 	if (!pid) {
 		close(ready[0]);
-		group_file(path, g, "cgroup.procs");
-		write_u64(path, getpid());
+		cg_enter(g->path);
 		hold_anon(g->anon_mib);
 		if (write(ready[1], "", 1) != 1)
 			die("holder %s: ready: %s", g->name, strerror(errno));
@@ -576,27 +385,16 @@ static bool end_holder(pid_t pid)
 	return true;
 }
 
-/* The soft limit in bytes; the knob's unlimited value is LLONG_MAX paged. */
 static unsigned long long soft_limit_bytes(const struct group *g)
 {
-	char path[PATH_MAX];
-
-	group_file(path, g, "memory.soft_limit_in_bytes");
-	return read_u64(path);
-}
-
-static bool soft_limit_unlimited(unsigned long long val)
-{
-	unsigned long long page = sysconf(_SC_PAGESIZE);
-
-	return val == LLONG_MAX / page * page;
+	return cg_read_u64(g->path, "memory.soft_limit_in_bytes");
 }
 
 static void print_soft_limit(const struct group *g)
 {
 	unsigned long long val = soft_limit_bytes(g);
 
-	if (soft_limit_unlimited(val))
+	if (cg_soft_limit_unlimited(val))
 		printf("softlimit %s max\n", g->name);
 	else
 		printf("softlimit %s %llu\n", g->name, val >> 20);
@@ -604,10 +402,7 @@ static void print_soft_limit(const struct group *g)
 
 static unsigned long usage_mib(const struct group *g)
 {
-	char path[PATH_MAX];
-
-	group_file(path, g, "memory.usage_in_bytes");
-	return read_u64(path) >> 20;
+	return cg_usage(g->path) >> 20;
 }
 
 static void print_soft_limits(const struct group *groups)
@@ -644,7 +439,7 @@ static void check_writes_dropped(const struct group *groups)
 
 	for (g = groups; g->name; g++)
 		if (g->soft_mib)
-			check(soft_limit_unlimited(soft_limit_bytes(g)),
+			check(cg_soft_limit_unlimited(soft_limit_bytes(g)),
 			      "%s: soft limit write of %lu MiB dropped, reads unlimited",
 			      g->name, g->soft_mib);
 }
@@ -964,12 +759,10 @@ static const char *const cost_memcg_keys[] = {
 static void print_memcg_cost(const struct group *g)
 {
 	unsigned long long val;
-	char path[PATH_MAX];
 	size_t i;
 
-	group_file(path, g, "memory.stat");
 	for (i = 0; i < ARRAY_SIZE(cost_memcg_keys); i++)
-		if (stat_lookup(path, cost_memcg_keys[i], &val))
+		if (cg_stat(g->path, cost_memcg_keys[i], &val))
 			printf("cost %s_%s %llu\n", cost_memcg_keys[i], g->name,
 			       val);
 	printf("cost usage_%s %lu\n", g->name, usage_mib(g));
