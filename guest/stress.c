@@ -71,9 +71,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MEMCG_ROOT	"/sys/fs/cgroup/memory"
-#define TOP		MEMCG_ROOT "/stress"
-#define LRU_GEN_FILE	"/sys/kernel/mm/lru_gen/enabled"
+#include "cgroup.h"
+
+#define TOP_GROUP	"stress"	/* below MEMCG_ROOT, as cg_*() name it */
+#define TOP		MEMCG_ROOT "/" TOP_GROUP
 #define MIB		(1UL << 20)
 #define PAGE		4096UL
 #define MAX_STATS	128
@@ -82,25 +83,8 @@
 #define SWAP_CYCLE_AFTER_MS	10000
 #define PROBE		MEMCG_ROOT "/stress-probe"
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#define __printf(a, b)	__attribute__((format(printf, a, b)))
-#define __noreturn	__attribute__((noreturn))
-
 static int seconds = 30;
 static int nr_checks, nr_failed;
-
-static void __noreturn __printf(1, 2) die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fprintf(stderr, "error: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	exit(1);
-}
 
 static void __printf(2, 3) check(bool ok, const char *fmt, ...)
 {
@@ -119,15 +103,11 @@ static void count(const char *key, unsigned long long n)
 	printf("count %s %llu\n", key, n);
 }
 
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(long ms)
+/*
+ * sleep_ms(), but cut short by SIGTERM, which sleep_ms() sleeps through:
+ * a task that stops on it (stop_on_term()) does not nap on.
+ */
+static void nap_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
 
@@ -150,61 +130,24 @@ static uint64_t rnd(void)
 	return rnd_state;
 }
 
-/* Writes @s to @path; returns 0 or the errno of the failed open or write. */
-static int try_write(const char *path, const char *s, size_t len)
-{
-	int fd = open(path, O_WRONLY), err = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, s, len) != (ssize_t)len)
-		err = errno ? errno : EIO;
-	close(fd);
-	return err;
-}
-
-static void write_str(const char *path, const char *s)
-{
-	int err = try_write(path, s, strlen(s));
-
-	if (err)
-		die("write '%s' to %s: %s", s, path, strerror(err));
-}
-
-static void write_u64(const char *path, unsigned long long val)
-{
-	char s[32];
-
-	snprintf(s, sizeof(s), "%llu", val);
-	write_str(path, s);
-}
-
-/* Returns 0 and the value, or the errno: groups may vanish under us. */
-static int try_read_u64(const char *path, unsigned long long *val)
+/*
+ * read_u64(), but base 10, as this program has always read: what the kernel
+ * prints there is decimal anyway.
+ */
+static unsigned long long read_dec(const char *path)
 {
 	char s[64];
-	ssize_t n;
-	int fd = open(path, O_RDONLY);
 
-	if (fd < 0)
-		return errno;
-	n = read(fd, s, sizeof(s) - 1);
-	close(fd);
-	if (n <= 0)
-		return n ? errno : EIO;
-	s[n] = '\0';
-	*val = strtoull(s, NULL, 10);
-	return 0;
+	if (!read_text(path, s, sizeof(s)))
+		die("read %s: %s", path, strerror(EIO));
+	return strtoull(s, NULL, 10);
 }
 
-static unsigned long long read_u64(const char *path)
+/* @group below TOP as the cg_*() functions name it, below MEMCG_ROOT. */
+static const char *top_group(char *buf, const char *group)
 {
-	unsigned long long val = 0;
-	int err = try_read_u64(path, &val);
-
-	if (err)
-		die("read %s: %s", path, strerror(err));
-	return val;
+	snprintf(buf, PATH_MAX, "%s/%s", TOP_GROUP, group);
+	return buf;
 }
 
 static void group_file(char *buf, const char *group, const char *file)
@@ -214,27 +157,21 @@ static void group_file(char *buf, const char *group, const char *file)
 
 static void make_group(const char *group, unsigned long soft, unsigned long limit)
 {
-	char path[PATH_MAX];
+	char name[PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s/%s", TOP, group);
-	if (mkdir(path, 0755))
-		die("mkdir %s: %s", path, strerror(errno));
-	if (soft) {
-		group_file(path, group, "memory.soft_limit_in_bytes");
-		write_u64(path, soft);
-	}
-	if (limit) {
-		group_file(path, group, "memory.limit_in_bytes");
-		write_u64(path, limit);
-	}
+	top_group(name, group);
+	cg_create(name);
+	if (soft)
+		cg_write_u64(name, "memory.soft_limit_in_bytes", soft);
+	if (limit)
+		cg_write_u64(name, "memory.limit_in_bytes", limit);
 }
 
 static void join_group(const char *group)
 {
-	char path[PATH_MAX];
+	char name[PATH_MAX];
 
-	group_file(path, group, "cgroup.procs");
-	write_u64(path, getpid());
+	cg_enter(top_group(name, group));
 }
 
 static unsigned long group_usage(const char *group)
@@ -242,60 +179,36 @@ static unsigned long group_usage(const char *group)
 	char path[PATH_MAX];
 
 	group_file(path, group, "memory.usage_in_bytes");
-	return read_u64(path);
+	return read_dec(path);
 }
 
 /*
  * Removes a group once its tasks are gone. A v1 rmdir fails with EBUSY
  * only while tasks remain, and ours are reaped before this is called, so
- * retrying covers exit's last steps and nothing else.
+ * cg_remove()'s retries cover exit's last steps and nothing else.
  */
 static void remove_group(const char *group)
 {
-	char path[PATH_MAX];
-	long deadline = now_ms() + 10000;
+	char name[PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s/%s", TOP, group);
-	while (rmdir(path)) {
-		if (errno != EBUSY || now_ms() > deadline)
-			die("rmdir %s: %s", path, strerror(errno));
-		sleep_ms(10);
-	}
+	cg_remove(top_group(name, group));
 }
 
-static pid_t spawn(const char *group, void (*fn)(long), long arg)
-{
-	pid_t pid;
+/* spawn() below TOP, the child seeded for an rnd() of its own. */
+static void (*task_fn)(long);
 
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		die("fork: %s", strerror(errno));
-	if (pid)
-		return pid;
+static void seeded_task(long arg)
+{
 	rnd_seed();
-	if (group)
-		join_group(group);
-	fn(arg);
-	exit(0);
+	task_fn(arg);
 }
 
-/* Waits for @pid; returns its exit code, or 128 + the signal that killed it. */
-static int reap(pid_t pid)
+static pid_t spawn_task(const char *group, void (*fn)(long), long arg)
 {
-	int status;
+	char name[PATH_MAX];
 
-	if (waitpid(pid, &status, 0) != pid)
-		die("waitpid %d: %s", pid, strerror(errno));
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
-}
-
-static void drop_caches(void)
-{
-	sync();
-	write_str("/proc/sys/vm/drop_caches", "3");
+	task_fn = fn;
+	return spawn(group ? top_group(name, group) : NULL, seeded_task, arg);
 }
 
 /* --- workloads run by the spawned tasks ---------------------------------- */
@@ -373,7 +286,7 @@ struct holder_report {
 	long swapins;		/* major faults since the fill: pages read from swap */
 };
 
-/* Where the next hold_anon() reports; the runner sets it around spawn(). */
+/* Where the next hold_anon() reports; the runner sets it around spawn_task(). */
 static struct holder_report *holder_report;
 
 static long major_faults(void)
@@ -416,7 +329,7 @@ static void hold_anon(long mib)
 			if (!(i % 256))
 				r->swapins = major_faults() - majflt0;
 		}
-		sleep_ms(100);
+		nap_ms(100);
 	}
 	r->swapins = major_faults() - majflt0;
 	exit(0);
@@ -456,7 +369,7 @@ static int start_pressure(pid_t *pids, const char *group)
 	int i;
 
 	for (i = 0; i < 2; i++)
-		pids[i] = spawn(group, stream_big, i);
+		pids[i] = spawn_task(group, stream_big, i);
 	return 2;
 }
 
@@ -498,7 +411,7 @@ static void watch_counters(long unused)
 	stop_on_term();
 	read_root_stat(&prev);
 	while (!stopping) {
-		sleep_ms(200);
+		nap_ms(200);
 		read_root_stat(&cur);
 		samples++;
 		for (i = 0; i < cur.n; i++) {
@@ -540,46 +453,17 @@ static unsigned long memcg_cgroups(void)
 	die("/proc/cgroups has no memory line");
 }
 
-static unsigned long long vmstat(const char *key)
+/* vmstat(), but 0 for a key the kernel lacks, where vmstat() dies. */
+static unsigned long long vmstat_or_0(const char *key)
 {
-	FILE *f = fopen("/proc/vmstat", "r");
-	char name[64];
 	unsigned long long val;
 
-	if (!f)
-		die("open /proc/vmstat: %s", strerror(errno));
-	while (fscanf(f, "%63s %llu", name, &val) == 2) {
-		if (!strcmp(name, key)) {
-			fclose(f);
-			return val;
-		}
-	}
-	fclose(f);
-	return 0;
-}
-
-/* A /proc/meminfo field, in KiB; 0 if it has none. */
-static unsigned long meminfo_kib(const char *field)
-{
-	FILE *f = fopen("/proc/meminfo", "r");
-	char line[128], name[64];
-	unsigned long kib;
-
-	if (!f)
-		die("open /proc/meminfo: %s", strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%63[^:]: %lu", name, &kib) == 2 && !strcmp(name, field)) {
-			fclose(f);
-			return kib;
-		}
-	}
-	fclose(f);
-	return 0;
+	return stat_lookup("/proc/vmstat", key, &val) ? val : 0;
 }
 
 static unsigned long long reclaimed_pages(void)
 {
-	return vmstat("pgsteal_kswapd") + vmstat("pgsteal_direct");
+	return vmstat_or_0("pgsteal_kswapd") + vmstat_or_0("pgsteal_direct");
 }
 
 /*
@@ -625,7 +509,7 @@ static void flush_charge_caches(void)
 	long cpu, cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
 	for (cpu = 0; cpu < cpus; cpu++)
-		if (reap(spawn(NULL, charge_on_cpu, cpu)))
+		if (reap(spawn_task(NULL, charge_on_cpu, cpu)))
 			die("charge probe on CPU %ld failed", cpu);
 	count("charge_caches_flushed", 1);
 }
@@ -652,17 +536,16 @@ struct baseline {
 
 static void start_run(struct baseline *b)
 {
-	b->min_free_kib = read_u64(MIN_FREE_FILE);
+	b->min_free_kib = read_dec(MIN_FREE_FILE);
 	write_u64(MIN_FREE_FILE, MIN_FREE_KIB);
 	drop_caches();
 	if (mkdir(PROBE, 0755) && errno != EEXIST)
 		die("mkdir %s: %s", PROBE, strerror(errno));
 	b->cgroups = memcg_cgroups();
-	b->usage = read_u64(MEMCG_ROOT "/memory.usage_in_bytes");
+	b->usage = read_dec(MEMCG_ROOT "/memory.usage_in_bytes");
 	b->reclaimed = reclaimed_pages();
-	b->watcher = spawn(NULL, watch_counters, 0);
-	if (mkdir(TOP, 0755))
-		die("mkdir %s: %s", TOP, strerror(errno));
+	b->watcher = spawn_task(NULL, watch_counters, 0);
+	cg_create(TOP_GROUP);
 }
 
 /* Called with every group below TOP removed. */
@@ -699,7 +582,7 @@ static void end_run(const struct baseline *b)
 	 */
 	if (!cycled)
 		cycle_swap();
-	usage = read_u64(MEMCG_ROOT "/memory.usage_in_bytes");
+	usage = read_dec(MEMCG_ROOT "/memory.usage_in_bytes");
 	check(llabs(usage - (long long)b->usage) <= (long long)(2 * MIB),
 	      "root usage back to its start: %lld KiB, %llu KiB before",
 	      usage >> 10, b->usage >> 10);
@@ -752,7 +635,7 @@ static void churner(long id)
 			remove_group(name);
 		snprintf(name, 32, "churn/c%ld-%lu", id, n);
 		make_group(name, (1 + rnd() % 16) * MIB, 0);
-		if (reap(spawn(name, read_small, 64 << (rnd() % 5))))
+		if (reap(spawn_task(name, read_small, 64 << (rnd() % 5))))
 			__atomic_add_fetch(&shared->bad_tasks, 1, __ATOMIC_RELAXED);
 		__atomic_add_fetch(&shared->made, 1, __ATOMIC_RELAXED);
 		n++;
@@ -783,7 +666,7 @@ static void soft_limit_writer(long unused)
 				 TOP, de->d_name);
 			snprintf(val, sizeof(val), "%llu",
 				 (unsigned long long)(rnd() % 32) * MIB);
-			err = try_write(path, val, strlen(val));
+			err = try_write(path, val);
 			__atomic_add_fetch(&shared->soft_writes, 1, __ATOMIC_RELAXED);
 			/* a group removed since readdir() is no error */
 			if (err == ENOENT || err == ENODEV)
@@ -805,9 +688,9 @@ static void run_churn(void)
 	make_group("pressure", 0, 0);
 	make_group("churn", 0, 0);
 	start_pressure(pressure, "pressure");
-	writer = spawn(NULL, soft_limit_writer, 0);
+	writer = spawn_task(NULL, soft_limit_writer, 0);
 	for (i = 0; i < 2; i++)
-		churners[i] = spawn(NULL, churner, i);
+		churners[i] = spawn_task(NULL, churner, i);
 	bad = 0;
 	for (i = 0; i < 2; i++)
 		bad += reap(churners[i]) != 0;
@@ -848,8 +731,8 @@ static void run_rmdir(void)
 	bad = 0;
 	while (now_ms() < deadline) {
 		make_group("victim", 8 * MIB, 0);
-		tasks[0] = spawn("victim", stream_small, rounds);
-		tasks[1] = spawn("victim", hold_anon, 16);
+		tasks[0] = spawn_task("victim", stream_small, rounds);
+		tasks[1] = spawn_task("victim", hold_anon, 16);
 		sleep_ms(200 + rnd() % 800);
 		was_over += group_usage("victim") > 8 * MIB;
 		kill(tasks[0], SIGKILL);
@@ -907,14 +790,14 @@ static void run_oom(void)
 	make_group("P", 0, 96 * MIB);
 	make_group("P/A", 16 * MIB, 0);
 	make_group("P/B", 0, 0);
-	holder = spawn("P/B", hold_anon, 24);
+	holder = spawn_task("P/B", hold_anon, 24);
 	kills_a = oom_kills("P/A");
 	kills_b = oom_kills("P/B");
 	for (round = 0; round < 3; round++) {
-		hog = spawn("P/A", touch_anon, 200);
+		hog = spawn_task("P/A", touch_anon, 200);
 		hog_rc = reap(hog);
 		holder_alive &= !kill(holder, 0) && waitpid(holder, NULL, WNOHANG) == 0;
-		next_rc = reap(spawn("P/A", touch_anon, 32));
+		next_rc = reap(spawn_task("P/A", touch_anon, 32));
 		printf("round %d: hog rc %d, next task rc %d, P usage %lu KiB\n",
 		       round, hog_rc, next_rc, group_usage("P") >> 10);
 		bad_rounds += hog_rc != 128 + SIGKILL || next_rc != 0;
@@ -940,11 +823,6 @@ static void run_oom(void)
 
 #define SCALE_GROUPS	1000
 
-static bool has_lru_gen(void)
-{
-	return !access(LRU_GEN_FILE, F_OK);
-}
-
 static void set_mglru(bool on)
 {
 	write_str(LRU_GEN_FILE, on ? "y" : "n");
@@ -960,18 +838,10 @@ static void toggle_mglru(long unused)
 	while (!stopping) {
 		set_mglru(flips % 2);
 		flips++;
-		sleep_ms(500);
+		nap_ms(500);
 	}
 	count("mglru_switches", flips);
 	exit(0);
-}
-
-static unsigned long long scale_usage(void)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/scale/memory.usage_in_bytes", TOP);
-	return read_u64(path);
 }
 
 /*
@@ -999,12 +869,12 @@ static int scale_phase(const char *mode, long ms)
 	int bad = 0;
 
 	drop_caches();
-	bad += reap(spawn(NULL, fill_scale_groups, 128)) != 0;
+	bad += reap(spawn_task(NULL, fill_scale_groups, 128)) != 0;
 	filled = now_ms();
-	before = scale_usage();
+	before = group_usage("scale");
 	stolen = reclaimed_pages();
 	if (!strcmp(mode, "switching"))
-		toggler = spawn(NULL, toggle_mglru, 0);
+		toggler = spawn_task(NULL, toggle_mglru, 0);
 	start_pressure(pressure, "pressure");
 	deadline = now_ms() + ms;
 	while (now_ms() < deadline)
@@ -1012,7 +882,7 @@ static int scale_phase(const char *mode, long ms)
 	bad += stop_all(pressure, 2);
 	if (toggler)
 		bad += stop_all(&toggler, 1);
-	after = scale_usage();
+	after = group_usage("scale");
 	printf("phase %s: 1000 groups %llu -> %llu KiB, %llu pages reclaimed; fill %ld ms, pressure and stop %ld ms\n",
 	       mode, before >> 10, after >> 10, reclaimed_pages() - stolen,
 	       filled - start, now_ms() - filled);
@@ -1101,8 +971,9 @@ static bool wait_filled(struct holder_report *reports, long ms)
  */
 static void run_swapmix(void)
 {
-	unsigned long long out0 = vmstat("pswpout"), in0 = vmstat("pswpin");
-	unsigned long long oom0 = vmstat("oom_kill");
+	unsigned long long out0 = vmstat_or_0("pswpout");
+	unsigned long long in0 = vmstat_or_0("pswpin");
+	unsigned long long oom0 = vmstat_or_0("oom_kill");
 	pid_t pids[ARRAY_SIZE(mix_groups)];
 	long mem_mib = meminfo_kib("MemTotal") >> 10, start = now_ms();
 	struct holder_report *reports;
@@ -1121,8 +992,8 @@ static void run_swapmix(void)
 
 		make_group(g->name, g->soft_mib * MIB, 0);
 		holder_report = i < MIX_HOLDERS ? &reports[i] : NULL;
-		pids[i] = spawn(g->name, g->fn,
-				g->fn == hold_anon ? g->arg * mem_mib / 100 : g->arg);
+		pids[i] = spawn_task(g->name, g->fn,
+				     g->fn == hold_anon ? g->arg * mem_mib / 100 : g->arg);
 	}
 	holder_report = NULL;
 	filled = wait_filled(reports, seconds * 3000L);
@@ -1139,17 +1010,17 @@ static void run_swapmix(void)
 		printf("holder %s: %ld pages checked after the fill, %ld read from swap\n",
 		       mix_groups[i].name, reports[i].checked, reports[i].swapins);
 	count("seconds", (now_ms() - start) / 1000);
-	count("pages_swapped_out", vmstat("pswpout") - out0);
-	count("pages_swapped_in", vmstat("pswpin") - in0);
+	count("pages_swapped_out", vmstat_or_0("pswpout") - out0);
+	count("pages_swapped_in", vmstat_or_0("pswpin") - in0);
 	check(filled, "both anonymous holders filled their memory");
 	check(reports[0].checked && reports[1].checked,
 	      "both holders checked their pages after the fill");
 	check(reports[0].swapins > 0,
 	      "the violator's holder read pages back from swap and checked them");
 	check(!bad, "every task ended cleanly: anonymous data intact after swap-in");
-	check(vmstat("pswpout") > out0 && vmstat("pswpin") > in0,
+	check(vmstat_or_0("pswpout") > out0 && vmstat_or_0("pswpin") > in0,
 	      "anonymous memory went to swap and came back");
-	check(vmstat("oom_kill") == oom0, "nothing OOM-killed");
+	check(vmstat_or_0("oom_kill") == oom0, "nothing OOM-killed");
 	munmap(reports, MIX_HOLDERS * sizeof(*reports));
 }
 
@@ -1208,6 +1079,20 @@ static void make_corpus(struct corpus *c)
 	c->n = CORPUS;
 }
 
+/*
+ * try_write() of input @i. Its bytes hold no NUL, but a fixed input longer
+ * than its slot runs on into the next ones: c->len[i] says where it ends,
+ * so its bytes are copied out, NUL-terminated.
+ */
+static int write_input(const char *path, const struct corpus *c, int i)
+{
+	char s[sizeof(c->s)];
+
+	memcpy(s, c->s[i], c->len[i]);
+	s[c->len[i]] = '\0';
+	return try_write(path, s);
+}
+
 /* What each input does on a quiet group: the parser's answer. */
 static void learn_corpus(struct corpus *c)
 {
@@ -1218,8 +1103,8 @@ static void learn_corpus(struct corpus *c)
 	for (k = 0; k < NR_KNOBS; k++) {
 		group_file(path, "quiet", knob_files[k]);
 		for (i = 0; i < c->n; i++) {
-			c->err[k][i] = try_write(path, c->s[i], c->len[i]);
-			c->val[k][i] = c->err[k][i] ? 0 : read_u64(path);
+			c->err[k][i] = write_input(path, c, i);
+			c->val[k][i] = c->err[k][i] ? 0 : read_dec(path);
 		}
 	}
 	remove_group("quiet");
@@ -1245,7 +1130,7 @@ static void bad_writer(long deadline)
 		i = rnd() % bis->c.n;
 		k = rnd() % NR_KNOBS;
 		group_file(path, "target", knob_files[k]);
-		err = try_write(path, bis->c.s[i], bis->c.len[i]);
+		err = write_input(path, &bis->c, i);
 		__atomic_add_fetch(&bis->writes, 1, __ATOMIC_RELAXED);
 		if (err)
 			__atomic_add_fetch(&bis->refused, 1, __ATOMIC_RELAXED);
@@ -1269,7 +1154,7 @@ static void knob_reader(long deadline)
 	while (now_ms() < deadline) {
 		for (k = 0; k < NR_KNOBS; k++) {
 			group_file(path, "target", knob_files[k]);
-			v = read_u64(path);
+			v = read_dec(path);
 			__atomic_add_fetch(&bis->reads, 1, __ATOMIC_RELAXED);
 			if (!is_written_value(k, v, false)) {
 				__atomic_add_fetch(&bis->bad_reads, 1, __ATOMIC_RELAXED);
@@ -1302,9 +1187,9 @@ static void run_badinput(void)
 
 	make_group("target", 0, 0);
 	for (i = 0; i < WRITERS; i++)
-		pids[i] = spawn(NULL, bad_writer, deadline);
+		pids[i] = spawn_task(NULL, bad_writer, deadline);
 	for (; i < WRITERS + READERS; i++)
-		pids[i] = spawn(NULL, knob_reader, deadline);
+		pids[i] = spawn_task(NULL, knob_reader, deadline);
 	for (i = 0; i < WRITERS + READERS; i++)
 		bad += reap(pids[i]) != 0;
 
@@ -1318,7 +1203,7 @@ static void run_badinput(void)
 	      bis->bad_reads);
 	for (k = 0; k < NR_KNOBS; k++) {
 		group_file(path, "target", knob_files[k]);
-		check(is_written_value(k, read_u64(path), true),
+		check(is_written_value(k, read_dec(path), true),
 		      "%s afterwards is a value some writer set", knob_files[k]);
 	}
 	check(bis->refused > 0 && bis->refused < bis->writes,
