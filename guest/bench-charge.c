@@ -24,25 +24,18 @@
  * Exit: 0 done, 1 error, 2 usage.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#define MEMCG_ROOT	"/sys/fs/cgroup/memory"
-#define LRU_GEN_FILE	"/sys/kernel/mm/lru_gen/enabled"
-#define MAX_REPS	64
+#include "cgroup.h"
 
-#define __noreturn	__attribute__((noreturn))
-#define __printf(a, b)	__attribute__((format(printf, a, b)))
+#define MAX_REPS	64
 
 struct charge_case {
 	const char *name;
@@ -61,80 +54,40 @@ static const struct charge_case cases[] = {
 static unsigned long mib = 32;
 static int reps = 5;
 
-static void __noreturn __printf(1, 2)
-die(const char *fmt, ...)
+/*
+ * Not setup_lru(): --lru is written before anything is checked (without
+ * lru_gen even classic is an error), and the mode in use is reported, not
+ * checked against the one asked for.
+ */
+static void report_lru(const char *lru)
 {
-	va_list ap;
-
-	fflush(stdout);
-	fprintf(stderr, "bench-charge: error: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	exit(1);
-}
-
-static void write_str(const char *path, const char *s)
-{
-	ssize_t len = strlen(s);
-	int fd = open(path, O_WRONLY);
-
-	if (fd < 0)
-		die("open %s: %s", path, strerror(errno));
-	if (write(fd, s, len) != len)
-		die("write '%s' to %s: %s", s, path, strerror(errno));
-	close(fd);
-}
-
-static void setup_lru(const char *lru)
-{
-	char s[16] = "";
-	FILE *f;
-
 	if (lru)
 		write_str(LRU_GEN_FILE, strcmp(lru, "mglru") ? "n" : "y");
-	f = fopen(LRU_GEN_FILE, "r");
-	if (!f) {
+	if (!has_lru_gen()) {
 		if (lru && !strcmp(lru, "mglru"))
 			die("%s missing: no CONFIG_LRU_GEN", LRU_GEN_FILE);
 		printf("lru classic\n");
 		return;
 	}
-	if (!fgets(s, sizeof(s), f))
-		die("read %s", LRU_GEN_FILE);
-	fclose(f);
 	/* Bit 0 is LRU_GEN_CORE: MGLRU is in charge of the LRU lists. */
-	printf("lru %s\n", strtoul(s, NULL, 0) & 1 ? "mglru" : "classic");
-}
-
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	printf("lru %s\n", read_u64(LRU_GEN_FILE) & 1 ? "mglru" : "classic");
 }
 
 /* Creates every level of c->path, soft-limited if asked. */
 static void make_case_groups(const struct charge_case *c)
 {
-	char path[PATH_MAX], *p;
+	char group[PATH_MAX], *p;
 
-	snprintf(path, sizeof(path), "%s/%s", MEMCG_ROOT, c->path);
-	for (p = path + strlen(MEMCG_ROOT) + 1; c->depth; p++) {
+	snprintf(group, sizeof(group), "%s", c->path);
+	for (p = group; c->depth; p++) {
 		if (*p && *p != '/')
 			continue;
 		char save = *p;
-		char file[PATH_MAX + 32];
 
 		*p = '\0';
-		if (mkdir(path, 0755))
-			die("mkdir %s: %s", path, strerror(errno));
-		if (c->soft) {
-			snprintf(file, sizeof(file), "%s/memory.soft_limit_in_bytes", path);
-			write_str(file, "1048576");
-		}
+		cg_create(group);
+		if (c->soft)
+			cg_write(group, "memory.soft_limit_in_bytes", "1048576");
 		*p = save;
 		if (!save)
 			break;
@@ -170,11 +123,9 @@ static void __noreturn run_case_child(const struct charge_case *c, int out)
 {
 	size_t size = mib << 20, page = sysconf(_SC_PAGESIZE), off;
 	long long ns[MAX_REPS], t;
-	char path[PATH_MAX];
 	int r;
 
-	snprintf(path, sizeof(path), "%s/%s/cgroup.procs", MEMCG_ROOT, c->path);
-	write_str(path, "0");
+	cg_write(c->path, "cgroup.procs", "0");
 	for (r = 0; r < reps; r++) {
 		volatile char *mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
 					  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -202,10 +153,7 @@ static void run_case(const struct charge_case *c)
 	make_case_groups(c);
 	if (pipe(fds))
 		die("pipe: %s", strerror(errno));
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		die("fork: %s", strerror(errno));
+	pid = fork_child();
 	if (!pid) {
 		close(fds[0]);
 		run_case_child(c, fds[1]);
@@ -241,6 +189,7 @@ int main(int argc, char **argv)
 	size_t i;
 	int c;
 
+	prog_name = "bench-charge";
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
@@ -269,9 +218,9 @@ int main(int argc, char **argv)
 	if (access(MEMCG_ROOT "/memory.usage_in_bytes", F_OK))
 		die("no cgroup v1 memory controller at %s", MEMCG_ROOT);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	setup_lru(lru);
+	report_lru(lru);
 	printf("mib %lu reps %d\n", mib, reps);
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
 		run_case(&cases[i]);
 	return 0;
 }

@@ -46,14 +46,11 @@
  * of the instructions it ran.
  * Exit: 0 done, 1 error, 2 usage.
  */
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,20 +59,15 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#define MEMCG_ROOT	"/sys/fs/cgroup/memory"
-#define LRU_GEN_FILE	"/sys/kernel/mm/lru_gen/enabled"
+#include "cgroup.h"
+
 #define PAGE		4096UL
 #define MAX_GROUPS	4096
 #define MAX_SIZES	8
 #define MAX_WORKERS	8
 #define BUF_SIZE	(256 << 10)
-
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#define __noreturn	__attribute__((noreturn))
-#define __printf(a, b)	__attribute__((format(printf, a, b)))
 
 static const char *const data_files[] = {
 	"/data/big0", "/data/big1",
@@ -89,169 +81,30 @@ static int file_fds[ARRAY_SIZE(data_files)];
 static unsigned long set_mib = 128;
 static int passes = 2, nr_workers = 2;
 
-static void __noreturn __printf(1, 2)
-die(const char *fmt, ...)
+/* Group @g's name, as the cg_*() functions take it. */
+static const char *group_name(char *buf, int g)
 {
-	va_list ap;
-
-	fflush(stdout);
-	fprintf(stderr, "bench-scale: error: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	exit(1);
-}
-
-static void write_str(const char *path, const char *s)
-{
-	ssize_t len = strlen(s);
-	int fd = open(path, O_WRONLY);
-
-	if (fd < 0)
-		die("open %s: %s", path, strerror(errno));
-	if (write(fd, s, len) != len)
-		die("write '%s' to %s: %s", s, path, strerror(errno));
-	close(fd);
-}
-
-static unsigned long long read_u64(const char *path)
-{
-	char s[64];
-	ssize_t n;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0)
-		die("open %s: %s", path, strerror(errno));
-	n = read(fd, s, sizeof(s) - 1);
-	if (n <= 0)
-		die("read %s: %s", path, n ? strerror(errno) : "empty");
-	close(fd);
-	s[n] = '\0';
-	return strtoull(s, NULL, 0);
-}
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void setup_lru(const char *lru)
-{
-	bool mglru;
-
-	if (access(LRU_GEN_FILE, F_OK)) {
-		if (lru && !strcmp(lru, "mglru"))
-			die("%s missing: no CONFIG_LRU_GEN", LRU_GEN_FILE);
-		printf("lru classic\n");
-		return;
-	}
-	if (lru)
-		write_str(LRU_GEN_FILE, strcmp(lru, "mglru") ? "n" : "y");
-	mglru = read_u64(LRU_GEN_FILE) & 1;
-	if (lru && mglru != !strcmp(lru, "mglru"))
-		die("%s did not switch to %s", LRU_GEN_FILE, lru);
-	printf("lru %s\n", mglru ? "mglru" : "classic");
-}
-
-static void drop_caches(void)
-{
-	sync();
-	write_str("/proc/sys/vm/drop_caches", "3");
-}
-
-/* "key value" lines of @path (/proc/vmstat, /proc/meminfo's "Key: N kB"). */
-static unsigned long long stat_value(const char *path, const char *key)
-{
-	char name[64];
-	unsigned long long v;
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		die("open %s: %s", path, strerror(errno));
-	while (fscanf(f, "%63s %llu%*[^\n]", name, &v) == 2) {
-		name[strcspn(name, ":")] = '\0';
-		if (!strcmp(name, key)) {
-			fclose(f);
-			return v;
-		}
-	}
-	die("%s has no %s", path, key);
-}
-
-static pid_t find_kswapd(void)
-{
-	char path[PATH_MAX], comm[32];
-	struct dirent *de;
-	pid_t pid = 0;
-	DIR *dir = opendir("/proc");
-	FILE *f;
-
-	if (!dir)
-		die("opendir /proc: %s", strerror(errno));
-	while (!pid && (de = readdir(dir))) {
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/comm", de->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(comm, sizeof(comm), f) && !strcmp(comm, "kswapd0\n"))
-			pid = atoi(de->d_name);
-		fclose(f);
-	}
-	closedir(dir);
-	if (!pid)
-		die("no kswapd0 in /proc");
-	return pid;
-}
-
-/*
- * @pid's CPU time in ms: its CPU-time clock counts the scheduler's runtime
- * in nanoseconds (/proc/PID/stat rounds it to 10 ms clock ticks).
- */
-static double cpu_ms(pid_t pid)
-{
-	struct timespec ts;
-	clockid_t clock;
-	int err;
-
-	err = clock_getcpuclockid(pid, &clock);
-	if (err || clock_gettime(clock, &ts))
-		die("CPU clock of %d: %s", pid, strerror(err ? err : errno));
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static void group_path(char *buf, int g, const char *file)
-{
-	if (file)
-		snprintf(buf, PATH_MAX, "%s/g%d/%s", MEMCG_ROOT, g, file);
-	else
-		snprintf(buf, PATH_MAX, "%s/g%d", MEMCG_ROOT, g);
+	snprintf(buf, PATH_MAX, "g%d", g);
+	return buf;
 }
 
 static void create_groups(int n)
 {
-	char path[PATH_MAX];
+	char name[PATH_MAX];
 	int g;
 
-	for (g = 0; g < n; g++) {
-		group_path(path, g, NULL);
-		if (mkdir(path, 0755))
-			die("mkdir %s: %s", path, strerror(errno));
-	}
+	for (g = 0; g < n; g++)
+		cg_create(group_name(name, g));
 }
 
+/* Not cg_remove(): one rmdir, no retry on EBUSY; the workers are reaped. */
 static void remove_groups(int n)
 {
-	char path[PATH_MAX];
+	char name[PATH_MAX], path[PATH_MAX];
 	int g;
 
 	for (g = n - 1; g >= 0; g--) {
-		group_path(path, g, NULL);
+		cg_path(path, sizeof(path), group_name(name, g), NULL);
 		if (rmdir(path))
 			die("rmdir %s: %s", path, strerror(errno));
 	}
@@ -269,16 +122,15 @@ static bool is_limited(const char *level, int g)
 /* Soft limit of a quarter of the slice for the level's groups, none else. */
 static void set_soft_limits(int n, const char *level, unsigned long slice)
 {
-	char path[PATH_MAX], val[32];
+	char name[PATH_MAX], val[32];
 	int g;
 
 	for (g = 0; g < n; g++) {
-		group_path(path, g, "memory.soft_limit_in_bytes");
 		if (is_limited(level, g))
 			snprintf(val, sizeof(val), "%lu", slice / 4 * PAGE);
 		else
 			snprintf(val, sizeof(val), "-1");
-		write_str(path, val);
+		cg_write(group_name(name, g), "memory.soft_limit_in_bytes", val);
 	}
 }
 
@@ -312,11 +164,9 @@ static void read_range(unsigned long first, unsigned long nr)
 
 static void join_group(int g)
 {
-	char path[PATH_MAX], pid[16];
+	char name[PATH_MAX];
 
-	group_path(path, g, "cgroup.procs");
-	snprintf(pid, sizeof(pid), "%d", getpid());
-	write_str(path, pid);
+	cg_enter(group_name(name, g));
 }
 
 /*
@@ -353,11 +203,8 @@ static struct walk run_workers(int n, unsigned long slice, int npass)
 	int w, status;
 	long start = now_ms();
 
-	fflush(stdout);
 	for (w = 0; w < nr_workers; w++) {
-		pids[w] = fork();
-		if (pids[w] < 0)
-			die("fork: %s", strerror(errno));
+		pids[w] = fork_child();
 		if (!pids[w])
 			worker(w, n, slice, npass);
 	}
@@ -383,10 +230,7 @@ static pid_t spawn_ballast(unsigned long mib)
 
 	if (pipe(ready))
 		die("pipe: %s", strerror(errno));
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		die("fork: %s", strerror(errno));
+	pid = fork_child();
 	if (!pid) {
 		size_t size = mib << 20, off;
 		volatile char *mem = malloc(size);
@@ -441,18 +285,18 @@ static void run_level(const char *tag, int n, const char *level,
 
 	set_soft_limits(n, level, slice);
 	drop_caches();
-	free_mib = stat_value("/proc/meminfo", "MemFree") >> 10;
+	free_mib = meminfo_kib("MemFree") >> 10;
 	if (free_mib < set_mib / 2 + 32)
 		die("only %lu MiB free", free_mib);
 	ballast_mib = free_mib - set_mib / 2;
 	ballast = spawn_ballast(ballast_mib);
 	for (i = 0; i < ARRAY_SIZE(vm_keys); i++)
-		before[i] = stat_value("/proc/vmstat", vm_keys[i]);
+		before[i] = vmstat(vm_keys[i]);
 	ks = cpu_ms(kswapd);
 	r = run_workers(n, slice, passes);
 	ks = cpu_ms(kswapd) - ks;
 	for (i = 0; i < ARRAY_SIZE(vm_keys); i++)
-		delta[i] = stat_value("/proc/vmstat", vm_keys[i]) - before[i];
+		delta[i] = vmstat(vm_keys[i]) - before[i];
 	end_ballast(ballast);
 	base = base_cpu_per_page * r.pages;
 
@@ -574,6 +418,7 @@ int main(int argc, char **argv)
 	char *tok, *end;
 	pid_t kswapd;
 
+	prog_name = "bench-scale";
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l':

@@ -21,8 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
+
+#include "cgroup.h"
 
 #define SAMPLE_MS	"250"
 
@@ -30,13 +31,13 @@ static const char *const scenarios[] = {
 	"global", "parent", "nocontention", "siblings", "unreclaimable", "cost",
 };
 
-#define NR_SCENARIOS	(sizeof(scenarios) / sizeof(scenarios[0]))
+#define NR_SCENARIOS	ARRAY_SIZE(scenarios)
 
 static const char *lru;
 
 static int run(const char *part, char *const argv[])
 {
-	int status;
+	int status, err;
 	pid_t pid;
 
 	printf("@@@ PART %s\n", part);
@@ -51,12 +52,11 @@ static int run(const char *part, char *const argv[])
 		fprintf(stderr, "bench-seq: exec %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			perror("bench-seq: waitpid");
-			exit(1);
-		}
-	status = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+	err = try_reap(pid, &status);
+	if (err) {
+		fprintf(stderr, "bench-seq: waitpid: %s\n", strerror(err));
+		exit(1);
+	}
 	printf("@@@ PART-END %s rc=%d\n", part, status);
 	fflush(stdout);
 	return status;
