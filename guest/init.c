@@ -40,16 +40,14 @@
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
-#include <sys/wait.h>
 #include <unistd.h>
+
+#include "cgroup.h"
 
 #define TESTS_LIST	"/etc/tests.list"
 #define MAX_TESTS	64
 #define MAX_ARGS	32
 #define RC_SETUP	125
-
-#define __noreturn	__attribute__((noreturn))
-#define __printf(a, b)	__attribute__((format(printf, a, b)))
 
 struct test {
 	const char *name;
@@ -113,7 +111,11 @@ static void mount_fs(const char *src, const char *dir, const char *type,
 			     strerror(errno));
 }
 
-static void write_str(const char *path, const char *s)
+/*
+ * Not write_str(): it would die(), and PID 1 must not exit. Not try_write()
+ * either: the END line says which of open and write failed.
+ */
+static void setup_write(const char *path, const char *s)
 {
 	int fd = open(path, O_WRONLY);
 	ssize_t len = strlen(s);
@@ -276,12 +278,11 @@ static void setup_cgroup(const struct test *t)
 	make_dir("/sys/fs");
 	if (!strcmp(t->cgroup, "v1")) {
 		mount_fs("cgroup_root", "/sys/fs/cgroup", "tmpfs", 0, "mode=0755");
-		mount_fs("memory", "/sys/fs/cgroup/memory", "cgroup", 0,
-			 "memory");
+		mount_fs("memory", MEMCG_ROOT, "cgroup", 0, "memory");
 	} else {
 		/* as systemd mounts it; test_core's lesser_ns_open needs it */
 		mount_fs("cgroup2", "/sys/fs/cgroup", "cgroup2", 0, "nsdelegate");
-		write_str("/sys/fs/cgroup/cgroup.subtree_control", "+memory");
+		setup_write("/sys/fs/cgroup/cgroup.subtree_control", "+memory");
 	}
 }
 
@@ -340,8 +341,8 @@ static void setup_test(const struct test *t)
 
 static int run_test(const struct test *t)
 {
+	int rc, err;
 	pid_t pid;
-	int status;
 
 	fflush(stdout);
 	pid = fork();
@@ -353,12 +354,10 @@ static int run_test(const struct test *t)
 			strerror(errno));
 		_exit(127);
 	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			setup_failed("waitpid: %s", strerror(errno));
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	err = try_reap(pid, &rc);
+	if (err)
+		setup_failed("waitpid: %s", strerror(err));
+	return rc;
 }
 
 int main(void)
