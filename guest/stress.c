@@ -1045,7 +1045,7 @@ static const char *const fixed_inputs[] = {
 
 struct corpus {
 	int n;
-	char s[CORPUS][16];
+	char s[CORPUS][24];	/* the longest fixed input is 22 bytes */
 	size_t len[CORPUS];
 	int err[NR_KNOBS][CORPUS];			/* errno on the quiet group */
 	unsigned long long val[NR_KNOBS][CORPUS];	/* read back there */
@@ -1080,13 +1080,12 @@ static void make_corpus(struct corpus *c)
 }
 
 /*
- * try_write() of input @i. Its bytes hold no NUL, but a fixed input longer
- * than its slot runs on into the next ones: c->len[i] says where it ends,
- * so its bytes are copied out, NUL-terminated.
+ * try_write() of input @i. Its slot holds its bytes without a NUL (random
+ * ones may hold any byte but NUL): c->len[i] says where it ends.
  */
 static int write_input(const char *path, const struct corpus *c, int i)
 {
-	char s[sizeof(c->s)];
+	char s[sizeof(c->s[0]) + 1];
 
 	memcpy(s, c->s[i], c->len[i]);
 	s[c->len[i]] = '\0';
