@@ -387,3 +387,23 @@ int try_reap(pid_t pid, int *rc)
 				    WEXITSTATUS(status);
 	return 0;
 }
+
+static int nr_checks, nr_failed;
+
+void tap_check(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %d - ", ok ? "" : "not ", ++nr_checks);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	nr_failed += !ok;
+}
+
+int tap_end(void)
+{
+	printf("1..%d\n", nr_checks);
+	return nr_failed != 0;
+}

@@ -88,4 +88,12 @@ pid_t fork_child(void);
 /* reap(), but 0 or the errno of waitpid(), and the code in @rc. */
 int try_reap(pid_t pid, int *rc);
 
+/*
+ * TAP as the guest programs print it: tap_check() prints "ok N - ..." or
+ * "not ok N - ..." at once; tap_end() prints the plan "1..N" after them
+ * and returns the exit code, 1 if any check failed.
+ */
+void __printf(2, 3) tap_check(bool ok, const char *fmt, ...);
+int tap_end(void);
+
 #endif

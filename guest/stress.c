@@ -84,19 +84,7 @@
 #define PROBE		MEMCG_ROOT "/stress-probe"
 
 static int seconds = 30;
-static int nr_checks, nr_failed;
 
-static void __printf(2, 3) check(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", ok ? "" : "not ", ++nr_checks);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	nr_failed += !ok;
-}
 
 static void count(const char *key, unsigned long long n)
 {
@@ -571,7 +559,7 @@ static void end_run(const struct baseline *b)
 			break;
 		sleep_ms(250);
 	} while (waited < DYING_WAIT_MS);
-	check(n == b->cgroups,
+	tap_check(n == b->cgroups,
 	      "no dying memcg left: /proc/cgroups memory num_cgroups %lu, %lu before (%ld ms)",
 	      n, b->cgroups, waited);
 
@@ -583,13 +571,13 @@ static void end_run(const struct baseline *b)
 	if (!cycled)
 		cycle_swap();
 	usage = read_dec(MEMCG_ROOT "/memory.usage_in_bytes");
-	check(llabs(usage - (long long)b->usage) <= (long long)(2 * MIB),
+	tap_check(llabs(usage - (long long)b->usage) <= (long long)(2 * MIB),
 	      "root usage back to its start: %lld KiB, %llu KiB before",
 	      usage >> 10, b->usage >> 10);
 
 	write_u64(MIN_FREE_FILE, b->min_free_kib);
 	kill(b->watcher, SIGTERM);
-	check(reap(b->watcher) == 0,
+	tap_check(reap(b->watcher) == 0,
 	      "no event counter in the root's memory.stat went backwards");
 }
 
@@ -703,10 +691,10 @@ static void run_churn(void)
 	count("soft_limit_writes", shared->soft_writes);
 	count("soft_limit_writes_to_removed_groups", shared->soft_gone);
 	count("soft_limit_write_errors", shared->soft_errors);
-	check(!bad && !shared->bad_tasks, "every task finished cleanly");
-	check(shared->made >= CHURN_GROUPS, "%d memcgs made and removed: %lu",
+	tap_check(!bad && !shared->bad_tasks, "every task finished cleanly");
+	tap_check(shared->made >= CHURN_GROUPS, "%d memcgs made and removed: %lu",
 	      CHURN_GROUPS, shared->made);
-	check(!shared->soft_errors,
+	tap_check(!shared->soft_errors,
 	      "soft limit writes failed only on removed groups: %lu other errors",
 	      shared->soft_errors);
 }
@@ -748,9 +736,9 @@ static void run_rmdir(void)
 
 	count("groups_removed_under_reclaim", rounds);
 	count("removed_while_over_soft_limit", was_over);
-	check(!bad, "every victim task died by SIGKILL and pressure kept going");
-	check(rounds >= 10, "a soft-limited group removed under reclaim %lu times", rounds);
-	check(was_over > 0 && reclaimed > 0,
+	tap_check(!bad, "every victim task died by SIGKILL and pressure kept going");
+	tap_check(rounds >= 10, "a soft-limited group removed under reclaim %lu times", rounds);
+	tap_check(was_over > 0 && reclaimed > 0,
 	      "reclaim ran meanwhile (%llu pages) with the victim over its soft limit",
 	      reclaimed);
 }
@@ -807,13 +795,13 @@ static void run_oom(void)
 	kills_b = oom_kills("P/B") - kills_b;
 	count("oom_kills_in_A", kills_a);
 	count("oom_kills_in_B", kills_b);
-	check(!bad_rounds, "each round: A's hog OOM-killed, the next task in A ran to the end");
+	tap_check(!bad_rounds, "each round: A's hog OOM-killed, the next task in A ran to the end");
 	/* v1 counts an OOM kill in the victim's memcg only, not up the tree */
-	check(kills_a == 3 && kills_b == 0, "A counted one OOM kill a round, B none");
-	check(holder_alive, "B's task lived through the kills");
+	tap_check(kills_a == 3 && kills_b == 0, "A counted one OOM kill a round, B none");
+	tap_check(holder_alive, "B's task lived through the kills");
 	kill(holder, SIGTERM);
-	check(reap(holder) == 0, "B's 24 MiB came back intact");
-	check(group_usage("P") <= 96 * MIB, "P within its hard limit");
+	tap_check(reap(holder) == 0, "B's 24 MiB came back intact");
+	tap_check(group_usage("P") <= 96 * MIB, "P within its hard limit");
 	remove_group("P/A");
 	remove_group("P/B");
 	remove_group("P");
@@ -886,7 +874,7 @@ static int scale_phase(const char *mode, long ms)
 	printf("phase %s: 1000 groups %llu -> %llu KiB, %llu pages reclaimed; fill %ld ms, pressure and stop %ld ms\n",
 	       mode, before >> 10, after >> 10, reclaimed_pages() - stolen,
 	       filled - start, now_ms() - filled);
-	check(after < before, "%s: the 1000 soft-limited groups gave memory back", mode);
+	tap_check(after < before, "%s: the 1000 soft-limited groups gave memory back", mode);
 	return bad;
 }
 
@@ -911,7 +899,7 @@ static void run_scale(void)
 	bad += scale_phase("mglru", phase_ms);
 	bad += scale_phase("switching", phase_ms);
 	set_mglru(false);
-	check(!bad, "every task finished cleanly");
+	tap_check(!bad, "every task finished cleanly");
 	for (i = 0; i < SCALE_GROUPS; i++) {
 		snprintf(name, sizeof(name), "scale/g%d", i);
 		remove_group(name);
@@ -1012,15 +1000,15 @@ static void run_swapmix(void)
 	count("seconds", (now_ms() - start) / 1000);
 	count("pages_swapped_out", vmstat_or_0("pswpout") - out0);
 	count("pages_swapped_in", vmstat_or_0("pswpin") - in0);
-	check(filled, "both anonymous holders filled their memory");
-	check(reports[0].checked && reports[1].checked,
+	tap_check(filled, "both anonymous holders filled their memory");
+	tap_check(reports[0].checked && reports[1].checked,
 	      "both holders checked their pages after the fill");
-	check(reports[0].swapins > 0,
+	tap_check(reports[0].swapins > 0,
 	      "the violator's holder read pages back from swap and checked them");
-	check(!bad, "every task ended cleanly: anonymous data intact after swap-in");
-	check(vmstat_or_0("pswpout") > out0 && vmstat_or_0("pswpin") > in0,
+	tap_check(!bad, "every task ended cleanly: anonymous data intact after swap-in");
+	tap_check(vmstat_or_0("pswpout") > out0 && vmstat_or_0("pswpin") > in0,
 	      "anonymous memory went to swap and came back");
-	check(vmstat_or_0("oom_kill") == oom0, "nothing OOM-killed");
+	tap_check(vmstat_or_0("oom_kill") == oom0, "nothing OOM-killed");
 	munmap(reports, MIX_HOLDERS * sizeof(*reports));
 }
 
@@ -1180,7 +1168,7 @@ static void run_badinput(void)
 	for (i = 0; i < bis->c.n; i++)
 		same += bis->c.err[SOFT][i] == bis->c.err[LIMIT][i] &&
 			bis->c.val[SOFT][i] == bis->c.val[LIMIT][i];
-	check(same == (unsigned long)bis->c.n,
+	tap_check(same == (unsigned long)bis->c.n,
 	      "each of %d inputs: soft limit parses like limit_in_bytes (%lu agree)",
 	      bis->c.n, same);
 
@@ -1195,17 +1183,17 @@ static void run_badinput(void)
 	count("writes", bis->writes);
 	count("writes_refused", bis->refused);
 	count("reads", bis->reads);
-	check(!bad, "writers and readers ended cleanly");
-	check(!bis->wrong_errno, "every write got the parser's answer: %lu did not",
+	tap_check(!bad, "writers and readers ended cleanly");
+	tap_check(!bis->wrong_errno, "every write got the parser's answer: %lu did not",
 	      bis->wrong_errno);
-	check(!bis->bad_reads, "every read under fire is a value an input sets: %lu were not",
+	tap_check(!bis->bad_reads, "every read under fire is a value an input sets: %lu were not",
 	      bis->bad_reads);
 	for (k = 0; k < NR_KNOBS; k++) {
 		group_file(path, "target", knob_files[k]);
-		check(is_written_value(k, read_dec(path), true),
+		tap_check(is_written_value(k, read_dec(path), true),
 		      "%s afterwards is a value some writer set", knob_files[k]);
 	}
-	check(bis->refused > 0 && bis->refused < bis->writes,
+	tap_check(bis->refused > 0 && bis->refused < bis->writes,
 	      "the corpus had inputs both refused and taken");
 	remove_group("target");
 }
@@ -1268,6 +1256,5 @@ int main(int argc, char **argv)
 	start_run(&base);
 	runs[i].run();
 	end_run(&base);
-	printf("1..%d\n", nr_checks);
-	return nr_failed ? 1 : 0;
+	return tap_end();
 }

@@ -57,22 +57,10 @@
 #define MIB		(1UL << 20)
 #define MPOL_BIND	2
 
-static int nr_checks, nr_failed;
 static long scale_groups = 10000;
 static const char *const files[] = { "/data/big0", "/data/big1",
 				     "/data/small0", "/data/small1" };
 
-static void __printf(2, 3) check(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", ok ? "" : "not ", ++nr_checks);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	nr_failed += !ok;
-}
 
 static void print_usage(const char *group)
 {
@@ -271,7 +259,7 @@ static void phase_end(struct phase *ph)
 	 * nr_reclaimed also counts slab pages, so it may only be larger. A
 	 * call that began before the trace did is not in it: 5% slack.
 	 */
-	check(ph->calls.lost == 0 && ph->calls.pages + 32 >= steal * 0.95,
+	tap_check(ph->calls.lost == 0 && ph->calls.pages + 32 >= steal * 0.95,
 	      "%s: the trace saw %llu reclaim calls for %llu pages, vmstat %llu (%llu events lost)",
 	      ph->name, ph->calls.calls, ph->calls.pages, steal,
 	      ph->calls.lost);
@@ -295,9 +283,9 @@ static void run_latency(bool anon, bool huge)
 	print_usage("A");
 	phase_start(&ph, "run");
 	b = spawn("B", fault_timed, 300);
-	check(reap(b) == 0, "B faulted in its 300 MiB, each fault timed");
+	tap_check(reap(b) == 0, "B faulted in its 300 MiB, each fault timed");
 	phase_end(&ph);
-	check(ph.calls.calls == 0 ||
+	tap_check(ph.calls.calls == 0 ||
 	      ph.after.psi_some_us > ph.before.psi_some_us,
 	      "PSI saw the memory stalls of %llu reclaim calls",
 	      ph.calls.calls);
@@ -348,7 +336,7 @@ static void run_slab(void)
 	phase_end(&ph);
 	sampler_stop(smp);
 	slab_report("end");
-	check(after.negative - before.negative >= n / 10,
+	tap_check(after.negative - before.negative >= n / 10,
 	      "dentry-state counts B's negative dentries (%llu new of %ld lookups)",
 	      after.negative - before.negative, n);
 	print_usage("A");
@@ -483,7 +471,7 @@ static void knob_phase(const char *name, const char *v1, const char *v2)
 	       loops * 1e9 / (b.t_ns - a.t_ns));
 	printf("metric %s.ipi_cpu1 %llu\n", name, snapshot_ipis(&a, &b, 1));
 	printf("metric %s.ipi_cpu0 %llu\n", name, snapshot_ipis(&a, &b, 0));
-	check(loops > 0 && (!v1 || writes > 0),
+	tap_check(loops > 0 && (!v1 || writes > 0),
 	      "%s: %llu loops and %llu writes counted", name, loops, writes);
 }
 
@@ -681,6 +669,5 @@ int main(int argc, char **argv)
 	setup_lru(lru);
 	drop_caches();
 	scenarios[i].run();
-	printf("1..%d\n", nr_checks);
-	return nr_failed != 0;
+	return tap_end();
 }
