@@ -395,6 +395,7 @@ static void print_numa_usage(const char *phase, const char *group)
 
 	cg_path(path, sizeof(path), group, "memory.numa_stat");
 	read_text(path, buf, sizeof(buf));
+	buf[strcspn(buf, "\n")] = '\0';	/* the first line, total= */
 	for (p = strstr(buf, " N"); p && sscanf(p, " N%d=%llu", &node, &pages) == 2;
 	     p = strchr(p + 1, ' '))
 		printf("metric %s.%s_node%d_mib %llu\n", phase, group, node,
