@@ -1,7 +1,8 @@
 #!/bin/bash
 # Bisectability and style of the series: every commit vanilla..HEAD of
 # build/linux must pass checkpatch --strict and build with the guest config
-# and with CONFIG_MEMCG=n, CONFIG_MEMCG_V1=n and CONFIG_LRU_GEN=n. Builds in
+# and with CONFIG_MEMCG=n, CONFIG_MEMCG_V1=n, CONFIG_LRU_GEN=n and
+# CONFIG_JUMP_LABEL=n. Builds in
 # a separate worktree (build/src/bisect) so build/linux is left alone.
 # CONFIGS narrows the configs. Long: about 2 min per commit and config after the first build.
 # TARGETS (default bzImage) narrows what is built, e.g. TARGETS="mm/".
@@ -21,6 +22,7 @@ declare -A extra=(
 	[nomemcg]="CONFIG_MEMCG=n"
 	[nomemcgv1]="CONFIG_MEMCG_V1=n"
 	[nolrugen]="CONFIG_LRU_GEN=n"
+	[nojumplabel]="CONFIG_JUMP_LABEL=n"
 )
 bad=0
 for c in $commits; do
@@ -35,7 +37,7 @@ for c in $commits; do
 		log "CHECKPATCH FAILED: $subj"; bad=1
 	fi
 	git -C "$wt" checkout -q --detach "$c"
-	for cfg in ${CONFIGS:-full nomemcg nomemcgv1 nolrugen}; do
+	for cfg in ${CONFIGS:-full nomemcg nomemcgv1 nolrugen nojumplabel}; do
 		out=build/out/bisect-$cfg
 		mkdir -p "$out"
 		frag=$out/extra.config
