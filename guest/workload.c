@@ -17,7 +17,7 @@
  *   thp           as latency-anon, A's memory in transparent huge pages
  *                 (MADV_HUGEPAGE; boot with --thp always for all of it)
  *   slab          A (soft limit 64M) streams big0 while B looks up
- *                 1,000,000 names that do not exist (negative dentries)
+ *                 1,500,000 names that do not exist (negative dentries)
  *   numa          2 nodes: A (soft limit 32M) reads big0, B reads big1,
  *                 both bound to node 0, then A to node 0 and B to node 1
  *   knobflip      one CPU writes A's soft limit between -1 and 64M for 5 s,
@@ -333,7 +333,7 @@ static void lookups(long n)
 
 static void run_slab(void)
 {
-	const long n = 1000000;
+	const long n = 1500000;
 	struct slab_counts before, after;
 	struct phase ph;
 	pid_t a, smp;
