@@ -11,8 +11,10 @@
  *
  * tests.list lines are "NAME CGROUP SWAP COMMAND [ARGS...]", blank lines and
  * lines starting with '#' ignored. CGROUP v1 mounts the memory controller at
- * /sys/fs/cgroup/memory, v2 mounts cgroup2 at /sys/fs/cgroup and enables
- * +memory for the children; SWAP 1 turns on swap on /dev/vdb. Tests run in
+ * /sys/fs/cgroup/memory, v1all every controller of the kernel as its own v1
+ * hierarchy there as a Debian v1 host does (container runtimes), v2 mounts
+ * cgroup2 at /sys/fs/cgroup and enables +memory for the children; SWAP 1
+ * turns on swap on /dev/vdb. Tests run in
  * /data: /dev/vda, or /data.img when no disk is attached (mount_data()).
  *
  * Console protocol, each marker alone on its line:
@@ -45,13 +47,13 @@
 #include "cgroup.h"
 
 #define TESTS_LIST	"/etc/tests.list"
-#define MAX_TESTS	64
+#define MAX_TESTS	128
 #define MAX_ARGS	32
 #define RC_SETUP	125
 
 struct test {
 	const char *name;
-	const char *cgroup;		/* "v1" or "v2" */
+	const char *cgroup;		/* "v1", "v1all" or "v2" */
 	int swap;
 	char *argv[MAX_ARGS + 1];	/* argv[0] is the absolute command */
 };
@@ -210,8 +212,8 @@ static void parse_test_line(char *line, int lineno)
 	if (n < 4)
 		setup_failed("%s:%d: want NAME CGROUP SWAP COMMAND [ARGS...]",
 			     TESTS_LIST, lineno);
-	if (strcmp(f[1], "v1") && strcmp(f[1], "v2"))
-		setup_failed("%s:%d: CGROUP must be v1 or v2, not '%s'",
+	if (strcmp(f[1], "v1") && strcmp(f[1], "v1all") && strcmp(f[1], "v2"))
+		setup_failed("%s:%d: CGROUP must be v1, v1all or v2, not '%s'",
 			     TESTS_LIST, lineno, f[1]);
 	if (strcmp(f[2], "0") && strcmp(f[2], "1"))
 		setup_failed("%s:%d: SWAP must be 0 or 1, not '%s'",
@@ -270,6 +272,66 @@ static struct test *find_test(void)
 }
 
 /*
+ * v1all: the hierarchies of a Debian 12 host booted with cgroup v1
+ * (systemd.unified_cgroup_hierarchy=0), those of them this kernel has
+ * (cpuset needs CONFIG_CPUSETS_V1 as well); cpu,cpuacct is one hierarchy
+ * with the single names as symlinks. runc and crun find them in
+ * /proc/self/mountinfo.
+ */
+static bool have_controllers(const char *cgroups, const char *names)
+{
+	char want[32];
+	size_t len;
+
+	for (; *names; names += len + !!names[len]) {
+		len = strcspn(names, ",");
+		snprintf(want, sizeof(want), "\n%.*s\t", (int)len, names);
+		if (!strstr(cgroups, want))
+			return false;
+	}
+	return true;
+}
+
+static void mount_v1_controllers(void)
+{
+	static const char *const hier[] = {
+		"blkio", "cpu,cpuacct", "cpuset", "devices", "freezer",
+		"hugetlb", "memory", "net_cls,net_prio", "perf_event", "pids",
+		"rdma", "misc",
+	};
+	static char cgroups[4096];
+	char dir[64], opts[64], *o;
+	size_t i;
+
+	read_file("/proc/cgroups", cgroups, sizeof(cgroups));
+	for (i = 0; i < ARRAY_SIZE(hier); i++) {
+		if (!have_controllers(cgroups, hier[i]))
+			continue;
+		snprintf(dir, sizeof(dir), "/sys/fs/cgroup/%s", hier[i]);
+		make_dir(dir);
+		/* EINVAL: a controller without its v1 files (CPUSETS_V1=n) */
+		if (mount("cgroup", dir, "cgroup", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+			  hier[i])) {
+			if (errno != EINVAL)
+				setup_failed("mount cgroup %s on %s: %s", hier[i],
+					     dir, strerror(errno));
+			printf("init: %s has no cgroup v1 hierarchy here\n",
+			       hier[i]);
+			rmdir(dir);
+			continue;
+		}
+		if (!strchr(hier[i], ','))
+			continue;
+		snprintf(opts, sizeof(opts), "%s", hier[i]);
+		for (o = strtok(opts, ","); o; o = strtok(NULL, ",")) {
+			snprintf(dir, sizeof(dir), "/sys/fs/cgroup/%s", o);
+			if (symlink(hier[i], dir))
+				setup_failed("symlink %s: %s", dir, strerror(errno));
+		}
+	}
+}
+
+/*
  * v1 needs a directory per controller under /sys/fs/cgroup, and sysfs does
  * not allow mkdir there, hence the tmpfs underneath.
  */
@@ -279,6 +341,10 @@ static void setup_cgroup(const struct test *t)
 	if (!strcmp(t->cgroup, "v1")) {
 		mount_fs("cgroup_root", "/sys/fs/cgroup", "tmpfs", 0, "mode=0755");
 		mount_fs("memory", MEMCG_ROOT, "cgroup", 0, "memory");
+	} else if (!strcmp(t->cgroup, "v1all")) {
+		mount_fs("tmpfs", "/sys/fs/cgroup", "tmpfs",
+			 MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755");
+		mount_v1_controllers();
 	} else {
 		/* as systemd mounts it; test_core's lesser_ns_open needs it */
 		mount_fs("cgroup2", "/sys/fs/cgroup", "cgroup2", 0, "nsdelegate");

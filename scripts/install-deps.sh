@@ -10,6 +10,7 @@ PACKAGES=(
 	cpio xz-utils rsync git kmod
 	qemu-system-x86 busybox-static e2fsprogs
 	gnuplot-nox ccache
+	runc crun cgroup-tools
 )
 
 if [ "$(id -u)" != 0 ]; then

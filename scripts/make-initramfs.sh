@@ -29,6 +29,31 @@ for a in $(/bin/busybox --list); do
 	[ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"
 done
 cp guest/tests.list "$root/etc/tests.list"
+
+# Real clients of the knob (guest/containers.c): Debian's runc, crun and
+# libcgroup tools at their Debian paths, each with its shared-library
+# closure (ldd) at the paths ldd names, the dynamic loader included.
+for b in /usr/sbin/runc /usr/bin/crun /usr/bin/cgcreate /usr/bin/cgset \
+	/usr/bin/cgget /usr/bin/cgexec /usr/bin/cgdelete; do
+	[ -x "$b" ] || die "$b not found: install runc, crun, cgroup-tools (scripts/install-deps.sh)"
+	libs=$(ldd "$b" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }') ||
+		die "ldd $b failed"
+	for f in "$b" $libs; do
+		[ -e "$root$f" ] && continue
+		mkdir -p "$root$(dirname "$f")"
+		cp -L "$f" "$root$f"
+	done
+done
+# The containers' root filesystem: busybox (a hard link: stored once) and
+# a few applets; guest/containers.c writes each bundle's config.json.
+cr=$root/containers/rootfs
+mkdir -p "$cr"/{bin,dev,proc,sys,tmp,data,gate,etc}
+ln "$root/bin/busybox" "$cr/bin/busybox"
+for a in sh cat dd echo sleep ls true; do
+	ln -s busybox "$cr/bin/$a"
+done
+echo 'root:x:0:0:root:/:/bin/sh' > "$cr/etc/passwd"
+echo 'root:x:0:' > "$cr/etc/group"
 bash scripts/make-disks.sh
 cp build/disks/data-ram.img "$root/data.img"
 printf '127.0.0.1 localhost\n::1 localhost\n' > "$root/etc/hosts"
