@@ -724,12 +724,14 @@ static void badinput_runtime(const struct runtime *rt)
 	       rt->name);
 	rc = rt_cmd(rt, "run", "-d", "--no-pivot", "-b", (char *)bundle_dir(id),
 		    id);
-	printf("badinput %s above-limit exit %d\n", rt->name, rc);
+	before = rc ? 0 : soft_limit(id);
+	printf("badinput %s above-limit %s, exit %d, soft limit %llu%s\n",
+	       rt->name, rc ? "refused" : "accepted", rc, before,
+	       cg_soft_limit_unlimited(before) ? " (max)" : "");
 	tap_check(rc == 0, "%s accepts reservation 512M above limit 128M (exit %d)",
 		  rt->name, rc);
 	if (rc)
 		return;
-	before = soft_limit(id);
 	check_soft(before, 512 * MIB, "%s: reservation above the limit",
 		   rt->name);
 	tap_check(cg_read_u64(id, "memory.limit_in_bytes") == 128 * MIB,
