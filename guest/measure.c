@@ -276,7 +276,7 @@ static unsigned long long trace_lost(void)
 struct reclaim_calls trace_reclaim_report(const char *prefix)
 {
 	struct reclaim_calls r = { 0 };
-	struct call_kind kinds[] = {
+	struct call_kind kinds[] = {	/* direct first: see direct_pages */
 		{ .name = "direct", .begin = "mm_vmscan_direct_reclaim_begin:",
 		  .end = "mm_vmscan_direct_reclaim_end:" },
 		{ .name = "memcg", .begin = "mm_vmscan_memcg_reclaim_begin:",
@@ -304,8 +304,8 @@ struct reclaim_calls trace_reclaim_report(const char *prefix)
 
 		span = c->last_s - c->first_s;
 		r.calls += c->pages.n;
-		for (size_t i = 0; i < c->pages.n; i++)
-			r.pages += c->pages.v[i];
+		for (size_t i = 0; i < c->pages.n && k == 0; i++)
+			r.direct_pages += c->pages.v[i];
 		for (size_t i = 0; i < c->ms.n; i++)
 			r.ms += c->ms.v[i];
 		printf("metric %s.%s_calls %zu\n", prefix, c->name, c->pages.n);

@@ -48,8 +48,9 @@ unsigned long long snapshot_ipis(const struct snapshot *a,
  * buffer lost (which would make the figures partial).
  */
 struct reclaim_calls {
-	unsigned long long calls, pages, lost;	/* both kinds */
-	double ms;
+	unsigned long long calls, lost;		/* both kinds */
+	unsigned long long direct_pages;	/* global direct reclaim's */
+	double ms;				/* both kinds */
 };
 
 void trace_reclaim_start(void);
