@@ -37,7 +37,6 @@ done
 shape() {
 	case "$1" in
 	numa) echo "--numa 2" ;;
-	thp) echo "--thp always" ;;
 	# exact CPU times need 1 vCPU under -icount (bench/run.sh says why)
 	scale) echo "--mem 1024 --cpus 1" ;;
 	*) echo "" ;;
@@ -168,7 +167,7 @@ failed=$(grep -Lx '[03]' "$work"/*.rc 2>/dev/null | sed 's|.*/||; s|\.rc$||' | t
 	\`$(git -C build/linux log -1 --format='%h %s')\`.
 	Guests: QEMU TCG, \`-icount shift=0,align=off,sleep=off\` (guest time
 	= executed instructions), 512 MiB and 2 vCPUs unless the scenario says
-	(numa: 2 nodes of 256 MiB, one vCPU each; thp: transparent_hugepage=always;
+	(numa: 2 nodes of 256 MiB, one vCPU each; thp: THP always, set by the scenario;
 	scale: 1024 MiB and 1 vCPU, for exact CPU times; knobflip: without
 	-icount, whose vCPUs take turns on one host thread, so its figures move
 	with the host's load), the guest kernel of config/guest.config. Swap, where a

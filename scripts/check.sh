@@ -6,6 +6,8 @@
 #  - upstream's cgroup selftests on patched, each subtest's result
 #    compared with baseline/cgroup-selftests.txt (the shipped kernel's);
 #  - the soft limit scenarios, which must take effect on patched;
+#  - the real clients: runc, crun and cgset set the soft limit and read it
+#    back, meet bad input, and two containers compete (guest/containers.c);
 #  - the series' own cgroup selftests;
 #  - one scenario per instrument of guest/measure.c (bench/workload.sh
 #    has the figures);
@@ -14,8 +16,9 @@
 #    and on patched, each bounded to 5 minutes.
 # make check-vanilla (scripts/check.sh vanilla) runs the controls on the
 # shipped kernel: upstream's selftests must give the recorded baseline and
-# the soft limit scenarios must be inert there. They are out of CI's run
-# for time (a third kernel build, 13 min here; README "Time").
+# the soft limit scenarios and the real clients' read-backs must be inert
+# there. They are out of CI's run for time (a third kernel build, 13 min
+# here; README "Time").
 # Ends with 'N passed, N failed'; exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -168,6 +171,26 @@ run_expect() {
 		fail "$k/$t${*:+ ($*)}: soft limit not $e (exit $rc)"
 	fi
 }
+# containers KERNEL EXPECT: the real clients (guest/containers.c): runc
+# and crun set the soft limit from OCI memory.reservation and update it,
+# cgset sets it, both runtimes and cgset meet bad input, two containers
+# under pressure. Their TAP checks decide; the read-backs, the placement
+# and what each client did with bad input are printed.
+containers() {
+	local k=$1 e=$2 t out rc
+	for t in $(awk '!/^#/ && $1 ~ /^containers-/ { print $1 }' guest/tests.list); do
+		out=$(bash scripts/run-guest.sh --timeout 300 --expect "$e" "$k" "$t" 2>&1); rc=$?
+		echo "$out" | grep -E '^(inside|cgroup|updated|softlimit|usage|badinput|not ok) ' |
+			sed "s|^|    $k/$t: |"
+		if [ $rc = 0 ]; then
+			pass "$k/$t: soft limit $e"
+		else
+			echo "$out" | tail -5 | sed "s|^|    $k/$t: |"
+			fail "$k/$t: soft limit not $e (exit $rc)"
+		fi
+	done
+}
+
 # stress_runs KERNEL: runs 2-7, each prints what it tried ("count") and
 # ends with its leak checks (no dying memcg, root usage, counters).
 stress_runs() {
@@ -189,12 +212,14 @@ if [ "$mode" = vanilla ]; then
 			run_expect vanilla "scenario-$s-$lru" inert
 		done
 	done
+	containers vanilla inert
 else
 	for s in global parent nocontention siblings; do
 		for lru in classic mglru; do
 			run_expect patched "scenario-$s-$lru" effective
 		done
 	done
+	containers patched effective
 	# A cost, so measured in guest time (--icount): by the wall clock a
 	# busy host slowed one phase by 20% and failed the 10% band (CI, 12-04).
 	# On the guest of the targets (2 vCPUs), then on 1 vCPU, where
@@ -219,7 +244,7 @@ else
 	workload patched slab-classic --icount
 	workload patched knobflip-classic
 	workload patched numa-mglru --icount --numa 2
-	workload patched thp-mglru --icount --thp always
+	workload patched thp-mglru --icount
 	stress_runs patched
 
 	# --- robustness on the debug kernel; any splat fails a run -------

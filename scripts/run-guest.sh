@@ -7,7 +7,9 @@
 # default 2), --numa N nodes (1-4; memory and vCPUs split evenly, so N
 # divides the vCPUs, through QEMU's ACPI SRAT), --thp always|madvise|never
 # on the kernel command line (transparent_hugepage=; default the kernel's,
-# madvise).
+# madvise). Below 512 MiB of RAM the kernel turns THP off whatever the
+# command line says (hugepage_init()), and the 512 MiB guest has 485 MiB:
+# --thp needs --mem 576 or more, or a test that sets it through sysfs.
 # Prints the test's output (between init's @@@ markers) and exits 0 only if
 # the test passed and the kernel log has no BUG/WARNING/KASAN/lockdep/Call
 # Trace line. Exit: 1 test failed, 2 bad usage, 3 kernel splat, 4 timeout.
