@@ -578,6 +578,7 @@ static int cmd_cgset(void)
 	rc = run_cmd(CGSET, "-r", arg, (char *)g);
 	tap_check(rc == 0, "cgset -r %s (exit %d)", arg, rc);
 	rc = cgget_value(g, &val);
+	print_bytes("cgget", val);
 	tap_check(rc, "cgget printed a number: %llu", val);
 	check_soft(val, RESERVATION, "cgget");
 	check_soft(soft_limit(g), RESERVATION, "the file");
@@ -587,6 +588,8 @@ static int cmd_cgset(void)
 	tap_check(rc == 0, "cgset -r memory.soft_limit_in_bytes=64M (exit %d)",
 		  rc);
 	rc = cgget_value(g, &val);
+	print_bytes("cgget", val);
+	tap_check(rc, "cgget printed a number: %llu", val);
 	check_soft(val, 64 * MIB, "cgget after 64M");
 
 	/* cgexec: a task started in the group is charged there */

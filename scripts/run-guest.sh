@@ -89,6 +89,10 @@ need timeout coreutils
 out=build/out/$variant
 kernel=$out/arch/x86/boot/bzImage
 initrd=$out/initramfs.cpio.gz
+# Tests on the v1all layout run container runtimes: their initramfs
+# carries them too (make-initramfs.sh).
+layout=$(awk -v t="$test" '!/^#/ && $1 == t { print $2 }' guest/tests.list)
+[ "$layout" != v1all ] || initrd=$out/initramfs-containers.cpio.gz
 [ -f "$kernel" ] || die "no $variant kernel: run scripts/build-kernel.sh $variant"
 [ -f "$initrd" ] || die "no $variant initramfs: run scripts/make-initramfs.sh $variant"
 [ -z "$disks" ] || [ -f build/disks/data.img ] || die "no disks: run scripts/make-disks.sh"
