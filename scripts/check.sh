@@ -180,7 +180,7 @@ containers() {
 	local k=$1 e=$2 t out rc
 	for t in $(awk '!/^#/ && $1 ~ /^containers-/ { print $1 }' guest/tests.list); do
 		out=$(bash scripts/run-guest.sh --timeout 300 --expect "$e" "$k" "$t" 2>&1); rc=$?
-		echo "$out" | grep -E '^(inside|cgroup|updated|softlimit|usage|badinput|not ok) ' |
+		echo "$out" | grep -E '^(inside|cgroup|updated|cgget|softlimit|usage|badinput|not ok) ' |
 			sed "s|^|    $k/$t: |"
 		if [ $rc = 0 ]; then
 			pass "$k/$t: soft limit $e"
