@@ -194,9 +194,17 @@ containers() {
 # stress_runs KERNEL: runs 2-7, each prints what it tried ("count") and
 # ends with its leak checks (no dying memcg, root usage, counters).
 stress_runs() {
-	local k=$1 t out rc
+	local k=$1 t out rc opt
 	for t in $(awk '!/^#/ && $1 ~ /^stress-/ { print $1 }' guest/tests.list); do
-		out=$(bash scripts/run-guest.sh --timeout 300 "$k" "$t" 2>&1); rc=$?
+		# stress-scale switches MGLRU on and off under load, a static key
+		# flip each time. With the vCPUs on their own host threads, the
+		# shipped kernel too oopses there on an int3 at the jump label in
+		# folio_add_lru() (2026-12-05, patched and vanilla; not with one
+		# TCG thread): QEMU's multi-threaded TCG, not the kernel, as far
+		# as measured. So its vCPUs take turns on one thread.
+		opt=
+		[ "$t" = stress-scale ] && opt=--one-tcg-thread
+		out=$(bash scripts/run-guest.sh $opt --timeout 300 "$k" "$t" 2>&1); rc=$?
 		echo "$out" | grep -E '^(count|round|phase|usage|backwards|(not )?ok) ' |
 			sed "s|^|    $k/$t: |"
 		if [ $rc = 0 ]; then pass "$k/$t"; else fail "$k/$t (exit $rc)"; fi
