@@ -162,7 +162,7 @@ failed=$(grep -Lx '[03]' "$work"/*.rc 2>/dev/null | sed 's|.*/||; s|\.rc$||' | t
 	# The reviewer's scenarios: shipped 6.12, old rb-tree soft limit, this series
 
 	Command: \`bench/workload.sh\` (part of \`make bench\`; BENCH_JOBS=$jobs,
-	BENCH_REPEATS=$repeats), $(date -u '+%Y-%m-%d %H:%M UTC'), $(($(cat "$work/secs" 2>/dev/null || echo 0) / 60)) min of guests.
+	BENCH_REPEATS=$repeats), report made $(date -u '+%Y-%m-%d %H:%M UTC'); guests: $(if [ -f "$work/secs" ]; then echo "$(($(cat "$work/secs") / 60)) min"; else echo "not timed (the run was stopped before its end; cells with one value had one run)"; fi).
 	Workbench $(git log -1 --format=%h); patched = build/linux HEAD
 	\`$(git -C build/linux log -1 --format='%h %s')\`.
 	Guests: QEMU TCG, \`-icount shift=0,align=off,sleep=off\` (guest time
