@@ -7,6 +7,7 @@ help:
 	@echo "make demo     set up, build, boot, show the soft limit scenarios"
 	@echo "make check    the test suite CI runs: patched and debug kernels (ends with 'N passed, N failed')"
 	@echo "make check-vanilla  the controls on the shipped kernel (baseline, knob inert)"
+	@echo "make check-debug    the whole debug tier (upstream selftests too) on the debug kernel"
 	@echo "make bench    the side-by-side benchmark"
 	@echo "make tree     build/linux: git tree, tag 'vanilla', series applied"
 	@echo "make patches  export build/linux commits into patches/"
@@ -39,9 +40,12 @@ check: build/linux/.git
 check-vanilla: build/linux/.git
 	@bash scripts/check.sh vanilla
 
+check-debug: build/linux/.git
+	@bash scripts/check.sh debug
+
 # placement and cost (bench/run.sh), then the reviewer's scenarios
 # (bench/workload.sh: latency, slab, NUMA, THP, knob flips, scale, deep)
 bench: build/linux/.git
 	@rc=0; bash bench/run.sh || rc=1; bash bench/workload.sh || rc=1; exit $$rc
 
-.PHONY: help deps tree patches demo check check-vanilla bench
+.PHONY: help deps tree patches demo check check-vanilla check-debug bench

@@ -44,9 +44,9 @@ shape() {
 }
 
 # knobflip measures the other CPU's loop, which needs the vCPUs to run at
-# once: not under -icount, where they take turns on one host thread.
+# once (--mttcg): not under -icount, where they take turns on one host thread.
 clock() {
-	[ "$1" = knobflip ] || echo --icount
+	if [ "$1" = knobflip ]; then echo --mttcg; else echo --icount; fi
 }
 
 guest() {	# KERNEL LRU SCENARIO RUN

@@ -11,14 +11,17 @@
 #  - the series' own cgroup selftests;
 #  - one scenario per instrument of guest/measure.c (bench/workload.sh
 #    has the figures);
-#  - robustness: the whole suite on the debug kernel (KASAN, lockdep,
-#    DEBUG_VM, DEBUG_LIST), and the stress runs (guest/stress.c) on debug
-#    and on patched, each bounded to 5 minutes.
+#  - robustness: the stress runs (guest/stress.c) on patched, then the
+#    series' selftests and the stress runs on the debug kernel (KASAN,
+#    lockdep, DEBUG_VM, DEBUG_LIST), each bounded to 5 minutes.
 # make check-vanilla (scripts/check.sh vanilla) runs the controls on the
 # shipped kernel: upstream's selftests must give the recorded baseline and
 # the soft limit scenarios and the real clients' read-backs must be inert
 # there. They are out of CI's run for time (a third kernel build, 13 min
 # here; README "Time").
+# make check-debug (scripts/check.sh debug) runs all of the debug tier:
+# upstream's selftests too, which CI's run leaves out for time (10 min on
+# the debug kernel here).
 # Ends with 'N passed, N failed'; exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -26,8 +29,8 @@ cd "$(dirname "$0")/.."
 
 mode=${1:-series}
 case "$mode" in
-series|vanilla) ;;
-*) echo "usage: scripts/check.sh [series|vanilla]; valid: series (default), vanilla" >&2; exit 2 ;;
+series|vanilla|debug) ;;
+*) echo "usage: scripts/check.sh [series|vanilla|debug]; valid: series (default), vanilla, debug" >&2; exit 2 ;;
 esac
 
 passed=0 failed=0
@@ -40,6 +43,8 @@ fail() { lap; failed=$((failed + 1)); failures+=("$*"); echo "FAIL: $* [$took s]
 
 if [ "$mode" = vanilla ]; then
 	k0=vanilla
+elif [ "$mode" = debug ]; then
+	k0=debug
 else
 	k0=patched
 	[ "$(grep -cv '^#' patches/series 2>/dev/null)" -gt 0 ] ||
@@ -194,17 +199,9 @@ containers() {
 # stress_runs KERNEL: runs 2-7, each prints what it tried ("count") and
 # ends with its leak checks (no dying memcg, root usage, counters).
 stress_runs() {
-	local k=$1 t out rc opt
+	local k=$1 t out rc
 	for t in $(awk '!/^#/ && $1 ~ /^stress-/ { print $1 }' guest/tests.list); do
-		# stress-scale switches MGLRU on and off under load, a static key
-		# flip each time. With the vCPUs on their own host threads, the
-		# shipped kernel too oopses there on an int3 at the jump label in
-		# folio_add_lru() (2026-12-05, patched and vanilla; not with one
-		# TCG thread): QEMU's multi-threaded TCG, not the kernel, as far
-		# as measured. So its vCPUs take turns on one thread.
-		opt=
-		[ "$t" = stress-scale ] && opt=--one-tcg-thread
-		out=$(bash scripts/run-guest.sh $opt --timeout 300 "$k" "$t" 2>&1); rc=$?
+		out=$(bash scripts/run-guest.sh --timeout 300 "$k" "$t" 2>&1); rc=$?
 		echo "$out" | grep -E '^(count|round|phase|usage|backwards|(not )?ok) ' |
 			sed "s|^|    $k/$t: |"
 		if [ $rc = 0 ]; then pass "$k/$t"; else fail "$k/$t (exit $rc)"; fi
@@ -213,7 +210,10 @@ stress_runs() {
 
 upstream_selftests "$k0"
 
-if [ "$mode" = vanilla ]; then
+if [ "$mode" = debug ]; then
+	series_selftests debug
+	stress_runs debug
+elif [ "$mode" = vanilla ]; then
 	# The controls: on the shipped kernel the knob must be inert.
 	for s in global parent nocontention; do
 		for lru in classic mglru; do
@@ -245,12 +245,13 @@ else
 	# pgsteal_direct, every fault was timed, PSI saw the stalls, the
 	# dentry count follows the lookups, IPIs and loops were counted);
 	# the figures themselves are make bench's (bench/workload.sh).
-	# knobflip runs without --icount: there the two vCPUs take turns on
-	# one host thread, and the other CPU's loop rate would only show that.
+	# knobflip runs its vCPUs at once (--mttcg, no --icount): taking
+	# turns on one host thread, the other CPU's loop rate would only
+	# show that.
 	workload patched latency-file-mglru --icount
 	workload patched latency-anon-classic --icount
 	workload patched slab-classic --icount
-	workload patched knobflip-classic
+	workload patched knobflip-classic --mttcg
 	workload patched numa-mglru --icount --numa 2
 	workload patched thp-mglru --icount
 	stress_runs patched
@@ -259,7 +260,6 @@ else
 	log "check: waiting for the debug kernel (built at nice 19 since the start)"
 	if wait "$debug_pid"; then
 		log "check: debug kernel ready after $SECONDS s"
-		upstream_selftests debug
 		series_selftests debug
 		stress_runs debug
 	else

@@ -34,20 +34,19 @@ prepare_legacy_src() {
 	echo "$want" > "$stamp"
 }
 
-# check_config CONFIG FRAGMENT...: every =y/=n the fragments ask for stuck.
+# check_config CONFIG FRAGMENT...: every =y/=n the fragments ask for stuck
+# (a later fragment overrides an earlier one, as merge_config.sh does).
 check_config() {
-	local cfg=$1 bad=0 line sym val
+	local cfg=$1 bad=0 sym val
 	shift
-	while IFS= read -r line; do
-		case "$line" in CONFIG_*=*) ;; *) continue ;; esac
-		sym=${line%%=*}
-		val=${line#*=}
+	while read -r sym val; do
 		if [ "$val" = n ]; then
 			grep -q "^$sym=" "$cfg" && { echo "config: $sym should be off" >&2; bad=1; }
 		else
 			grep -qx "$sym=$val" "$cfg" || { echo "config: $sym=$val did not stick" >&2; bad=1; }
 		fi
-	done < <(cat "$@")
+	done < <(cat "$@" | awk -F= '/^CONFIG_[A-Za-z0-9_]+=/ { if (!($1 in v)) o[n++] = $1; v[$1] = substr($0, length($1) + 2) }
+		END { for (i = 0; i < n; i++) print o[i], v[o[i]] }')
 	[ $bad = 0 ] || die "kconfig fragment did not apply"
 }
 
