@@ -163,14 +163,16 @@ failed=$(grep -Lx '[03]' "$work"/*.rc 2>/dev/null | sed 's|.*/||; s|\.rc$||' | t
 
 	Command: \`bench/workload.sh\` (part of \`make bench\`; BENCH_JOBS=$jobs,
 	BENCH_REPEATS=$repeats), report made $(date -u '+%Y-%m-%d %H:%M UTC'); guests: $(if [ -f "$work/secs" ]; then echo "$(($(cat "$work/secs") / 60)) min"; else echo "not timed (the run was stopped before its end; cells with one value had one run)"; fi).
-	Workbench $(git log -1 --format=%h); patched = build/linux HEAD
-	\`$(git -C build/linux log -1 --format='%h %s')\`.
+	Workbench $(git log -1 --format=%h); patched = the series in patches/
+	(build/linux HEAD when the report was made:
+	\`$(git -C build/linux log -1 --format='%h %s')\`).
 	Guests: QEMU TCG, \`-icount shift=0,align=off,sleep=off\` (guest time
 	= executed instructions), 512 MiB and 2 vCPUs unless the scenario says
 	(numa: 2 nodes of 256 MiB, one vCPU each; thp: THP always, set by the scenario;
 	scale: 1024 MiB and 1 vCPU, for exact CPU times; knobflip: without
-	-icount, whose vCPUs take turns on one host thread, so its figures move
-	with the host's load), the guest kernel of config/guest.config. Swap, where a
+	-icount and with a host thread per vCPU (--mttcg), so that they run at
+	once, and its figures move with the host's load), the guest kernel of
+	config/guest.config. Swap, where a
 	scenario has it, is zram (no disk under -icount). What each scenario does:
 	guest/workload.c's header. A cell is the mean of the runs when they
 	agree within 5%, else **does not repeat** with each run's value; the
