@@ -609,7 +609,8 @@ static void map_shared(size_t size)
 static void churner(long id)
 {
 	char names[CHURN_WINDOW][32];
-	long deadline = now_ms() + seconds * 3000L;
+	/* a bound against hangs: the debug kernel on one TCG thread needs 100 s */
+	long deadline = now_ms() + seconds * 5000L;
 	unsigned long n = 0;
 	int i;
 
