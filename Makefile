@@ -7,7 +7,7 @@ help:
 	@echo "make demo     set up, build, boot, show the soft limit scenarios"
 	@echo "make check    the test suite CI runs: patched and debug kernels (ends with 'N passed, N failed')"
 	@echo "make check-vanilla  the controls on the shipped kernel (baseline, knob inert)"
-	@echo "make check-debug    the whole debug tier (upstream selftests too) on the debug kernel"
+	@echo "make check-debug    the whole debug tier (upstream selftests and stress runs too) on the debug kernel"
 	@echo "make bench    the side-by-side benchmark"
 	@echo "make tree     build/linux: git tree, tag 'vanilla', series applied"
 	@echo "make patches  export build/linux commits into patches/"

@@ -44,7 +44,7 @@ shape() {
 }
 
 # knobflip measures the other CPU's loop, which needs the vCPUs to run at
-# once (--mttcg): not under -icount, where they take turns on one host thread.
+# once: --mttcg and no -icount (by default they take turns on one host thread).
 clock() {
 	if [ "$1" = knobflip ]; then echo --mttcg; else echo --icount; fi
 }
