@@ -45,4 +45,23 @@ done
 echo
 echo "vanilla: the knob is inert (writes dropped, reads return max)."
 [ ${#kernels[@]} = 2 ] && echo "patched: soft limit violators are reclaimed first, inside the walk."
-echo "Logs: build/runs/<kernel>/scenario-*.log"
+
+# One container example: Debian's runc sets the soft limit from the OCI
+# config (guest/containers.c, test containers-effect-runc-classic).
+t=containers-effect-runc-classic
+echo
+echo "A container example ($t, classic LRU): runc starts two containers,"
+echo "each reading a 400 MiB file 3x; A's config.json has"
+echo "linux.resources.memory.reservation 67108864 (docker/podman --memory-reservation 64m)."
+printf '%-8s %-34s %-8s %-8s\n' kernel "A's memory.soft_limit_in_bytes" "A MiB" "B MiB"
+for k in "${kernels[@]}"; do
+	out=$(bash scripts/run-guest.sh "$k" "$t" 2>/dev/null) ||
+		die "$t failed on $k: see build/runs/$k/$t.log"
+	cmd=$(grep -m1 '^\$ .* run ' <<<"$out")
+	printf '%-8s %-34s %-8s %-8s\n' "$k" \
+		"$(awk '$1 == "softlimit" && $2 == "A" { print $3 }' <<<"$out")" \
+		"$(awk '$1 == "usage" && $2 == "A" { print $3 }' <<<"$out")" \
+		"$(awk '$1 == "usage" && $2 == "B" { print $3 }' <<<"$out")"
+done
+echo "The command line (the same on both): ${cmd#\$ }"
+echo "Logs: build/runs/<kernel>/scenario-*.log, build/runs/<kernel>/$t.log"
