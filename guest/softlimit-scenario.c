@@ -595,6 +595,31 @@ static void check_siblings(const struct run *r, enum expect expect)
 			      gs[i].name, r->usage_mib[i], max_limited);
 }
 
+/*
+ * equal: effective, each limited sibling ends near the soft limit they
+ * share, and within 1.25 x of each other whatever their creation order.
+ */
+static void check_equal(const struct run *r, enum expect expect)
+{
+	const struct group *gs = r->sc->groups;
+	unsigned long lo = ULONG_MAX, hi = 0;
+	int i;
+
+	if (expect == EXPECT_INERT)
+		return;
+	for (i = 0; gs[i].name; i++) {
+		if (!gs[i].soft_mib)
+			continue;
+		check_near_soft(gs[i].name, r->usage_mib[i], gs[i].soft_mib,
+				125);
+		lo = r->usage_mib[i] < lo ? r->usage_mib[i] : lo;
+		hi = r->usage_mib[i] > hi ? r->usage_mib[i] : hi;
+	}
+	check(4 * hi <= 5 * lo,
+	      "equal soft limits: largest %lu MiB <= 1.25 x smallest %lu MiB",
+	      hi, lo);
+}
+
 static const struct group global_groups[] = {
 	{ .name = "A", .path = "A", .soft_mib = 64, .file = "/data/big0" },
 	{ .name = "B", .path = "B", .file = "/data/big1" },
@@ -622,6 +647,22 @@ static const struct group siblings_groups[] = {
 	{ .name = "S5", .path = "S5", .file = "/data/small5" },
 	{ .name = "S6", .path = "S6", .file = "/data/small6" },
 	{ .name = "S7", .path = "S7", .file = "/data/small7" },
+	{ }
+};
+
+/*
+ * equal: four siblings with the same soft limit, created one after the
+ * other (so the walk always meets E0 first and E3 last), and two unlimited
+ * readers for contention. Where a memcg stands in the walk must not decide
+ * what it keeps.
+ */
+static const struct group equal_groups[] = {
+	{ .name = "E0", .path = "E0", .soft_mib = 32, .file = "/data/small0" },
+	{ .name = "E1", .path = "E1", .soft_mib = 32, .file = "/data/small1" },
+	{ .name = "E2", .path = "E2", .soft_mib = 32, .file = "/data/small2" },
+	{ .name = "E3", .path = "E3", .soft_mib = 32, .file = "/data/small3" },
+	{ .name = "U0", .path = "U0", .file = "/data/small4" },
+	{ .name = "U1", .path = "U1", .file = "/data/small5" },
 	{ }
 };
 
@@ -848,6 +889,8 @@ static const struct scenario scenarios[] = {
 	  nocontention_groups, check_nocontention, run_contest },
 	{ "siblings", "S0..S3 (soft 16,24,32,48M) vs S4..S7, 200M each",
 	  siblings_groups, check_siblings, run_contest },
+	{ "equal", "E0..E3 (soft 32M each, in creation order) vs U0, U1, 200M each",
+	  equal_groups, check_equal, run_contest },
 	{ "unreclaimable", "A (soft 32M) pins 200M anon, B reads 400M; again unlimited",
 	  unreclaimable_limited, NULL, run_unreclaimable },
 	{ "cost", "A and B at the root, 400M each, no soft limit: reclaim cost",

@@ -222,7 +222,7 @@ elif [ "$mode" = vanilla ]; then
 	done
 	containers vanilla inert
 else
-	for s in global parent nocontention siblings; do
+	for s in global parent nocontention siblings equal; do
 		for lru in classic mglru; do
 			run_expect patched "scenario-$s-$lru" effective
 		done
