@@ -568,6 +568,30 @@ static void check_nocontention(const struct run *r, enum expect expect)
 }
 
 /*
+ * Every soft-limited group of the run near its soft limit (see
+ * check_near_soft()); returns the smallest and largest of their usages.
+ */
+static void check_limited(const struct run *r, unsigned long *lo,
+			  unsigned long *hi)
+{
+	const struct group *gs = r->sc->groups;
+	int i;
+
+	*lo = ULONG_MAX;
+	*hi = 0;
+	for (i = 0; gs[i].name; i++) {
+		if (!gs[i].soft_mib)
+			continue;
+		check_near_soft(gs[i].name, r->usage_mib[i], gs[i].soft_mib,
+				125);
+		if (r->usage_mib[i] < *lo)
+			*lo = r->usage_mib[i];
+		if (r->usage_mib[i] > *hi)
+			*hi = r->usage_mib[i];
+	}
+}
+
+/*
  * siblings: eight readers at the root, four with soft limits. Effective,
  * each limited group stays near its limit and every unlimited group ends
  * above every limited one. The shipped kernel promises nothing here.
@@ -575,19 +599,12 @@ static void check_nocontention(const struct run *r, enum expect expect)
 static void check_siblings(const struct run *r, enum expect expect)
 {
 	const struct group *gs = r->sc->groups;
-	unsigned long max_limited = 0;
+	unsigned long min_limited, max_limited;
 	int i;
 
 	if (expect == EXPECT_INERT)
 		return;
-	for (i = 0; gs[i].name; i++) {
-		if (!gs[i].soft_mib)
-			continue;
-		check_near_soft(gs[i].name, r->usage_mib[i], gs[i].soft_mib,
-				125);
-		if (r->usage_mib[i] > max_limited)
-			max_limited = r->usage_mib[i];
-	}
+	check_limited(r, &min_limited, &max_limited);
 	for (i = 0; gs[i].name; i++)
 		if (!gs[i].soft_mib)
 			check(r->usage_mib[i] > max_limited,
@@ -601,20 +618,11 @@ static void check_siblings(const struct run *r, enum expect expect)
  */
 static void check_equal(const struct run *r, enum expect expect)
 {
-	const struct group *gs = r->sc->groups;
-	unsigned long lo = ULONG_MAX, hi = 0;
-	int i;
+	unsigned long lo, hi;
 
 	if (expect == EXPECT_INERT)
 		return;
-	for (i = 0; gs[i].name; i++) {
-		if (!gs[i].soft_mib)
-			continue;
-		check_near_soft(gs[i].name, r->usage_mib[i], gs[i].soft_mib,
-				125);
-		lo = r->usage_mib[i] < lo ? r->usage_mib[i] : lo;
-		hi = r->usage_mib[i] > hi ? r->usage_mib[i] : hi;
-	}
+	check_limited(r, &lo, &hi);
 	check(4 * hi <= 5 * lo,
 	      "equal soft limits: largest %lu MiB <= 1.25 x smallest %lu MiB",
 	      hi, lo);
