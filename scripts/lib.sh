@@ -1,7 +1,7 @@
 # Shared helpers for the host-side scripts (sourced, not run).
 VARIANTS="vanilla patched debug legacy"
 # cgroup selftests run in the guest, when the tree has them.
-CGROUP_SELFTESTS="test_core test_kmem test_memcontrol test_softlimit test_reclaim_stat"
+CGROUP_SELFTESTS="test_core test_kmem test_memcontrol test_softlimit test_memcg_reclaim_stat"
 
 log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 die() { echo "error: $*" >&2; exit 1; }
