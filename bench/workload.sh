@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 jobs=${BENCH_JOBS:-2}
 repeats=${BENCH_REPEATS:-2}
 read -r -a kernels <<<"${BENCH_KERNELS:-vanilla legacy patched}"
-all=(latency-file latency-anon thp slab numa knobflip scale deep)
+all=(latency-file latency-anon thp slab numa knobflip scale deep lxd android)
 res=bench/results
 raw=$res/raw
 work=build/bench-wl
@@ -39,6 +39,7 @@ shape() {
 	numa) echo "--numa 2" ;;
 	# exact CPU times need 1 vCPU under -icount (bench/run.sh says why)
 	scale) echo "--mem 1024 --cpus 1" ;;
+	android) echo "--mem 1024" ;;
 	*) echo "" ;;
 	esac
 }
@@ -153,6 +154,7 @@ slab_plot() {
 for s in latency-file latency-anon thp; do
 	ls "$raw"/wl-*-"$s"-r1.out >/dev/null 2>&1 && cdf_plot "$s" B.fault_us run.direct_ms
 done
+ls "$raw"/wl-*-android-r1.out >/dev/null 2>&1 && cdf_plot android fg.touch_us run.direct_ms
 ls "$raw"/wl-*-slab-r1.out >/dev/null 2>&1 && slab_plot
 
 splats=$(grep -l '^3$' "$work"/*.rc 2>/dev/null | sed 's|.*/||; s|\.rc$||' | tr '\n' ' ' || true)
@@ -169,6 +171,7 @@ failed=$(grep -Lx '[03]' "$work"/*.rc 2>/dev/null | sed 's|.*/||; s|\.rc$||' | t
 	Guests: QEMU TCG, \`-icount shift=0,align=off,sleep=off\` (guest time
 	= executed instructions), 512 MiB and 2 vCPUs unless the scenario says
 	(numa: 2 nodes of 256 MiB, one vCPU each; thp: THP always, set by the scenario;
+	android: 1024 MiB;
 	scale: 1024 MiB and 1 vCPU, for exact CPU times; knobflip: without
 	-icount and with a host thread per vCPU (--mttcg), so that they run at
 	once, and its figures move with the host's load), the guest kernel of

@@ -26,6 +26,11 @@
  *                 with no soft limit, once with one (on an idle memcg)
  *   deep          G > P > M (soft limit 32M) > M1, M2 readers, P > O
  *                 reader: machine pressure, then G's hard limit 256M
+ *   lxd           three containers, hard limits 224M, soft limits 90% of
+ *                 them (LXD on cgroup v1), read 400/400/200 MiB
+ *   android       (1 GiB) 20 apps, lmkd's per-app soft limits: 16
+ *                 background (0) and 4 foreground (64M) apps touch 48 MiB
+ *                 working sets of file pages in turns
  *
  * Output: "scenario", "lru", "usage GROUP MIB", the instruments' "metric",
  * "cdf" and "slab" lines (measure.h), then TAP checks that the instruments
@@ -624,6 +629,148 @@ static void run_deep(void)
 	}
 }
 
+/*
+ * lxd: three containers as LXD sets them up on a cgroup v1 host, a hard
+ * limit each and the soft limit at 90% of it, together over the machine:
+ * C0, C1 and C2, 224 MiB hard limits (201M soft), read big0, big1 and
+ * small0 three times each.
+ */
+static void run_lxd(void)
+{
+	static const char *const names[] = { "C0", "C1", "C2" };
+	struct phase ph;
+	pid_t pids[ARRAY_SIZE(names)];
+	unsigned long long failcnt;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		make_group(names[i], 224 * 9 / 10, 224);
+	phase_start(&ph, "run");
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		pids[i] = spawn(names[i], read_passes, i);
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		tap_check(!reap(pids[i]), "%s read its file to the end (no OOM kill)",
+			  names[i]);
+	phase_end(&ph);
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		print_usage(names[i]);
+		failcnt = cg_read_u64(names[i], "memory.failcnt");
+		printf("metric %s.failcnt %llu\n", names[i], failcnt);
+	}
+}
+
+/*
+ * android: (run with --mem 1024) 20 apps as Android's lmkd with
+ * per_app_memcg sets them up, a memcg each with a soft limit from the
+ * app's importance: 0 for the 16 background apps, 64M for the 4
+ * foreground ones. An app's working set is 48 MiB of file pages, its own
+ * region of a small file, mapped and touched page by page; the apps take
+ * turns, the foreground ones after every 4 background ones, 6 rounds.
+ */
+#define APPS		20
+#define FG_APPS		4
+#define APP_MIB		48
+#define APP_ROUNDS	6
+
+struct turns {				/* shared with the apps' turns */
+	unsigned long long majflt;
+	size_t n;
+	double us[];			/* a foreground turn's page touches */
+};
+
+static struct turns *fg_turns;
+
+static void app_name(char *buf, size_t size, long app)
+{
+	snprintf(buf, size, "%s%ld", app < FG_APPS ? "fg" : "bg", app);
+}
+
+/* One turn of @app: map its region, touch every page, time foreground ones. */
+static void app_turn(long app)
+{
+	char path[32];
+	size_t off, size = APP_MIB * MIB;
+	volatile char *mem;
+	struct rusage ru;
+	long long t0;
+	int fd;
+
+	snprintf(path, sizeof(path), "/data/small%ld", app % 8);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die("open %s: %s", path, strerror(errno));
+	mem = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, app / 8 * size);
+	if (mem == MAP_FAILED)
+		die("mmap %s: %s", path, strerror(errno));
+	for (off = 0; off < size; off += 4096) {
+		t0 = now_ns();
+		(void)mem[off];
+		if (app < FG_APPS)
+			fg_turns->us[fg_turns->n++] = (now_ns() - t0) / 1e3;
+	}
+	getrusage(RUSAGE_SELF, &ru);
+	if (app < FG_APPS)
+		fg_turns->majflt += ru.ru_majflt;
+}
+
+static void take_turn(long app, unsigned long long *refault)
+{
+	char group[8];
+	unsigned long long before = vmstat("workingset_refault_file");
+
+	app_name(group, sizeof(group), app);
+	if (reap(spawn(group, app_turn, app)))
+		die("%s's turn failed", group);
+	*refault += vmstat("workingset_refault_file") - before;
+}
+
+static void run_android(void)
+{
+	const size_t max = (size_t)FG_APPS * APP_ROUNDS * (APPS - FG_APPS) /
+			   FG_APPS * APP_MIB * MIB / 4096;
+	unsigned long long fg_refault = 0, bg_refault = 0, usage[2] = { 0 };
+	struct samples lat = { 0 };
+	struct phase ph;
+	char group[8];
+	long app, round, bg;
+	size_t i;
+
+	fg_turns = mmap(NULL, sizeof(*fg_turns) + max * sizeof(double),
+			PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (fg_turns == MAP_FAILED)
+		die("mmap: %s", strerror(errno));
+	for (app = 0; app < APPS; app++) {
+		app_name(group, sizeof(group), app);
+		make_group(group, app < FG_APPS ? 64 : 0, 0);
+		if (app >= FG_APPS)	/* lmkd's 0: make_group() writes none */
+			cg_write(group, "memory.soft_limit_in_bytes", "0");
+	}
+	phase_start(&ph, "run");
+	for (round = 0; round < APP_ROUNDS; round++) {
+		for (bg = FG_APPS; bg < APPS; bg++) {
+			take_turn(bg, &bg_refault);
+			if ((bg - FG_APPS) % FG_APPS != FG_APPS - 1)
+				continue;
+			for (app = 0; app < FG_APPS; app++)
+				take_turn(app, &fg_refault);
+		}
+	}
+	phase_end(&ph);
+	tap_check(fg_turns->n == max, "every foreground page touch was timed (%zu of %zu)",
+		  fg_turns->n, max);
+	for (i = 0; i < fg_turns->n; i++)
+		samples_add(&lat, fg_turns->us[i]);
+	samples_report("fg", "touch_us", &lat);
+	printf("metric fg.majflt %llu\n", fg_turns->majflt);
+	printf("metric fg.refault_file %llu\n", fg_refault);
+	printf("metric bg.refault_file %llu\n", bg_refault);
+	for (app = 0; app < APPS; app++) {
+		app_name(group, sizeof(group), app);
+		usage[app >= FG_APPS] += cg_usage(group);
+	}
+	printf("usage fg %llu\nusage bg %llu\n", usage[0] / MIB, usage[1] / MIB);
+}
+
 static void run_latency_file(void)
 {
 	run_latency(false, false);
@@ -647,7 +794,7 @@ static const struct {
 	{ "latency-anon", run_latency_anon }, { "thp", run_thp },
 	{ "slab", run_slab }, { "numa", run_numa },
 	{ "knobflip", run_knobflip }, { "scale", run_scale },
-	{ "deep", run_deep },
+	{ "deep", run_deep }, { "lxd", run_lxd }, { "android", run_android },
 };
 
 static void __noreturn usage(int rc)

@@ -272,6 +272,9 @@ else
 	workload patched knobflip-classic --mttcg
 	workload patched numa-mglru --icount --numa 2
 	workload patched thp-mglru --icount
+	# the deployment patterns of issue 15 (figures: make bench)
+	workload patched lxd-classic --icount
+	workload patched android-mglru --icount --mem 1024
 	stress_runs patched
 
 	# --- robustness on the debug kernel; any splat fails a run -------
