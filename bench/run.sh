@@ -67,7 +67,8 @@ need gnuplot gnuplot-nox
 rm -rf "$work"
 mkdir -p "$work/logs" "$work/plot" "$raw"
 record_inputs
-rm -f "$raw"/*.out "$res"/*.png
+# its own outputs only: raw/wl-* and wl-*.png are bench/workload.sh's
+find "$raw" "$res" -maxdepth 1 \( -name "*.out" -o -name "*.png" \) ! -name "wl-*" -delete
 
 # One guest: KERNEL TEST CPUS NAME, output appended to raw/NAME.out. The
 # serial log goes to build/runs/KERNEL/TEST.log (run-guest's place for it),
