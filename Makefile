@@ -11,6 +11,7 @@ help:
 	@echo "make bench    the side-by-side benchmark"
 	@echo "make tree     build/linux: git tree, tag 'vanilla', series applied"
 	@echo "make patches  export build/linux commits into patches/"
+	@echo "make check-series  each commit: git am, checkpatch, bzImage in 5 configs, W=1, htmldocs (hours; resumable)"
 	@echo "make kernel-VARIANT  build one kernel (vanilla patched debug legacy)"
 
 deps:
@@ -25,6 +26,10 @@ tree: deps
 
 patches:
 	@bash scripts/export-patches.sh
+
+check-series: build/linux/.git
+	@bash scripts/install-deps.sh docs
+	@bash scripts/check-series.sh
 
 kernel-%: build/linux/.git
 	@bash scripts/build-kernel.sh $*
@@ -48,4 +53,4 @@ check-debug: build/linux/.git
 bench: build/linux/.git
 	@rc=0; bash bench/run.sh || rc=1; bash bench/workload.sh || rc=1; exit $$rc
 
-.PHONY: help deps tree patches demo check check-vanilla check-debug bench
+.PHONY: help deps tree patches check-series demo check check-vanilla check-debug bench

@@ -85,6 +85,14 @@ if [ -z "$report_only" ]; then
 		lane mglru
 	fi
 	echo "$((SECONDS - start))" >"$work/secs"
+	# when each scenario was last run, and on which series
+	{
+		for s in "${scenarios[@]}"; do
+			echo "$s $(date -u '+%Y-%m-%d_%H:%M') $(git -C build/linux log -1 --format=%h)"
+		done
+		cat "$raw/wl-runs" 2>/dev/null || true
+	} | awk '!seen[$1]++' | sort >"$work/wl-runs"
+	mv "$work/wl-runs" "$raw/wl-runs"
 fi
 
 # --- the report ---------------------------------------------------------
@@ -164,9 +172,9 @@ failed=$(grep -Lx '[03]' "$work"/*.rc 2>/dev/null | sed 's|.*/||; s|\.rc$||' | t
 	# The reviewer's scenarios: shipped 6.12, old rb-tree soft limit, this series
 
 	Command: \`bench/workload.sh\` (part of \`make bench\`; BENCH_JOBS=$jobs,
-	BENCH_REPEATS=$repeats), report made $(date -u '+%Y-%m-%d %H:%M UTC'); guests: $(if [ -f "$work/secs" ]; then echo "$(($(cat "$work/secs") / 60)) min"; else echo "not timed (the run was stopped before its end; cells with one value had one run)"; fi).
+	BENCH_REPEATS=$repeats), report made $(date -u '+%Y-%m-%d %H:%M UTC'); guests: $(if [ -n "$report_only" ]; then echo "not timed (--report: the figures of the runs below)"; elif [ -f "$work/secs" ]; then echo "$(($(cat "$work/secs") / 60)) min"; else echo "not timed (the run was stopped before its end; cells with one value had one run)"; fi).
 	Workbench $(git log -1 --format=%h); patched = the series in patches/
-	(build/linux HEAD when the report was made:
+	as it was when each scenario ran (its HEAD below; build/linux HEAD now:
 	\`$(git -C build/linux log -1 --format='%h %s')\`).
 	Guests: QEMU TCG, \`-icount shift=0,align=off,sleep=off\` (guest time
 	= executed instructions), 512 MiB and 2 vCPUs unless the scenario says
@@ -190,13 +198,24 @@ failed=$(grep -Lx '[03]' "$work"/*.rc 2>/dev/null | sed 's|.*/||; s|\.rc$||' | t
 	in MiB at the end.
 	EOF
 	echo
-	if [ -z "$splats$failed" ]; then
+	# The report covers every scenario with raw outputs; a run of a few
+	# scenarios replaces only theirs.
+	if [ -f "$raw/wl-runs" ]; then
+		echo "When each scenario was last run (UTC) and the series' HEAD then:"
+		echo
+		awk '{ printf "%s%s %s (%s)", (NR > 1 ? "; " : ""), $1, $2, $3 } END { print "." }' "$raw/wl-runs" | tr _ ' '
+		echo
+	fi
+	if ! ls "$work"/*.rc >/dev/null 2>&1; then
+		echo "The kernel logs were not checked by this report (written by"
+		echo "--report from raw/ without the runs' logs in $work/)."
+	elif [ -z "$splats$failed" ]; then
 		echo "Every boot ended normally, no kernel splat."
 	else
 		[ -z "$splats" ] || echo "**Kernel splat** in: $splats (logs in $work/)."
 		[ -z "$failed" ] || echo "**Boots that failed or hung**: $failed (see $work/*.err)."
 	fi
-	awk -v kernels="${kernels[*]}" -v scenarios="${scenarios[*]}" -v res="$res" '
+	awk -v kernels="${kernels[*]}" -v scenarios="${all[*]}" -v res="$res" '
 	function fmt(v) { return (v == int(v) && v < 1e15) ? sprintf("%d", v) : sprintf("%.3g", v) }
 	function cell(s, k, l, key,   r, n, lo, hi, sum, v, out) {
 		n = 0; sum = 0

@@ -1,5 +1,6 @@
 #!/bin/bash
 # Install, with apt-get, exactly what the workbench needs; skip what is there.
+# 'docs' adds what make check-series needs for its htmldocs step.
 # The kernel source is pinned; if Debian no longer offers the pinned build,
 # the newest 6.12 is installed instead and we say so loudly.
 set -euo pipefail
@@ -12,6 +13,8 @@ PACKAGES=(
 	gnuplot-nox ccache
 	runc crun cgroup-tools
 )
+# 'install-deps.sh docs': also Sphinx, for check-series.sh's htmldocs step
+[ "${1:-}" = docs ] && PACKAGES+=(python3-sphinx python3-yaml)
 
 if [ "$(id -u)" != 0 ]; then
 	echo "install-deps: must run as root (apt-get)" >&2
