@@ -88,7 +88,7 @@ if [ -z "$report_only" ]; then
 	# when each scenario was last run, and on which series
 	{
 		for s in "${scenarios[@]}"; do
-			echo "$s $(date -u '+%Y-%m-%d_%H:%M') $(git -C build/linux log -1 --format=%h)"
+			echo "$s $(date -u '+%Y-%m-%d_%H:%M') $(git -C build/linux log -1 --format=%h) $(IFS=+; echo "${kernels[*]}")"
 		done
 		cat "$raw/wl-runs" 2>/dev/null || true
 	} | awk '!seen[$1]++' | sort >"$work/wl-runs"
@@ -201,9 +201,10 @@ failed=$(grep -Lx '[03]' "$work"/*.rc 2>/dev/null | sed 's|.*/||; s|\.rc$||' | t
 	# The report covers every scenario with raw outputs; a run of a few
 	# scenarios replaces only theirs.
 	if [ -f "$raw/wl-runs" ]; then
-		echo "When each scenario was last run (UTC) and the series' HEAD then:"
+		echo "When each scenario was last run (UTC), the series' HEAD then and"
+		echo "the kernels run (the others' figures are of an earlier run):"
 		echo
-		awk '{ printf "%s%s %s (%s)", (NR > 1 ? "; " : ""), $1, $2, $3 } END { print "." }' "$raw/wl-runs" | tr _ ' '
+		awk '{ printf "%s%s %s (%s, %s)", (NR > 1 ? "; " : ""), $1, $2, $3, $4 } END { print "." }' "$raw/wl-runs" | tr _ ' '
 		echo
 	fi
 	if ! ls "$work"/*.rc >/dev/null 2>&1; then
