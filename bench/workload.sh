@@ -191,7 +191,8 @@ failed=$(grep -Lx '[03]' "$work"/*.rc 2>/dev/null | sed 's|.*/||; s|\.rc$||' | t
 
 	Keys: run.* are deltas over the measured phase: direct_*/memcg_* from
 	the vmscan tracepoints (per call: pages reclaimed, ms; calls per second
-	of guest time), pgscan/pgsteal/refault/pgmajfault from /proc/vmstat,
+	of guest time), pgscan/pgsteal/refault/pgmajfault/slabs_scanned (objects
+	the shrinkers scanned) from /proc/vmstat,
 	psi_*_ms from /proc/pressure/memory (total stall time), kswapd_cpu_ms,
 	ipi_cal/tlb per CPU from /proc/interrupts. B.fault_us_*: time per page
 	fault of the group that did nothing wrong. usage.*: memory.usage_in_bytes

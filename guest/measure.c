@@ -96,6 +96,7 @@ void snapshot_take(struct snapshot *s)
 	s->refault_anon = vmstat("workingset_refault_anon");
 	s->refault_file = vmstat("workingset_refault_file");
 	s->pgmajfault = vmstat("pgmajfault");
+	s->slabs_scanned = vmstat("slabs_scanned");
 	s->kswapd_ms = kswapd_ms();
 	read_psi(s);
 	read_ipis(s);
@@ -121,6 +122,7 @@ void snapshot_report(const char *prefix, const struct snapshot *a,
 	DELTA(refault_anon);
 	DELTA(refault_file);
 	DELTA(pgmajfault);
+	DELTA(slabs_scanned);
 #undef DELTA
 	printf("metric %s.psi_some_ms %.1f\n", prefix,
 	       (b->psi_some_us - a->psi_some_us) / 1e3);

@@ -24,6 +24,7 @@ struct snapshot {
 	unsigned long long pgscan_kswapd, pgscan_direct;
 	unsigned long long pgsteal_kswapd, pgsteal_direct;
 	unsigned long long refault_anon, refault_file, pgmajfault;
+	unsigned long long slabs_scanned;	/* objects the shrinkers scanned */
 	unsigned long long psi_some_us, psi_full_us;
 	double kswapd_ms;			/* all nodes' kswapds */
 	int nr_cpus;
