@@ -212,7 +212,7 @@ failed=$(grep -Lx '[03]' "$work"/*.rc 2>/dev/null | sed 's|.*/||; s|\.rc$||' | t
 		echo "The kernel logs were not checked by this report (written by"
 		echo "--report from raw/ without the runs' logs in $work/)."
 	elif [ -z "$splats$failed" ]; then
-		echo "Every boot ended normally, no kernel splat."
+		echo "Every boot of the last run ended normally, no kernel splat."
 	else
 		[ -z "$splats" ] || echo "**Kernel splat** in: $splats (logs in $work/)."
 		[ -z "$failed" ] || echo "**Boots that failed or hung**: $failed (see $work/*.err)."
