@@ -57,7 +57,7 @@ done
 # figure of make bench. So fixed mtimes and owners, sorted names.
 find "$root" -exec touch -h -d @0 {} +
 (cd "$root" && find . | LC_ALL=C sort |
-	cpio -o -H newc --quiet --reproducible -R 0:0) | gzip -1 -n > "$out/initramfs.cpio.gz"
+	cpio -o -H newc --quiet --reproducible -R 0:0) | gzip -1 -n > "$out/initramfs.cpio.gz.tmp"
 
 # The real clients of the knob (guest/containers.c): Debian's runc, crun
 # and libcgroup tools at their Debian paths, each with its shared-library
@@ -90,8 +90,12 @@ find "$croot" -exec touch -h -d @0 {} +
 # Directories the main archive has too (/, /bin) come again: the kernel
 # keeps what exists and adds the files.
 {
-	cat "$out/initramfs.cpio.gz"
+	cat "$out/initramfs.cpio.gz.tmp"
 	(cd "$croot" && find . | LC_ALL=C sort |
 		cpio -o -H newc --quiet --reproducible -R 0:0) | gzip -1 -n
-} > "$out/initramfs-containers.cpio.gz"
+} > "$out/initramfs-containers.cpio.gz.tmp"
+# renamed into place: a guest booting meanwhile reads the old or the new
+# archive, never half of one
+mv "$out/initramfs.cpio.gz.tmp" "$out/initramfs.cpio.gz"
+mv "$out/initramfs-containers.cpio.gz.tmp" "$out/initramfs-containers.cpio.gz"
 log "initramfs for $variant: $out/initramfs.cpio.gz ($(ls "$root/selftests" | wc -l) selftests), $out/initramfs-containers.cpio.gz"
