@@ -63,7 +63,7 @@ ktree() {
 subject() { git -C build/linux log -1 --format=%s "$1"; }
 
 # passed KEY STEP: STEP already passed for KEY
-passed() { grep -q "^$1 $2 ok " "$results"; }
+passed() { [ -z "${FORCE:-}" ] && grep -q "^$1 $2 ok " "$results"; }
 
 # record KEY STEP ok|FAILED SUBJECT
 record() {
@@ -145,8 +145,10 @@ w1_warnings() {
 	shift
 	checkout "$c"
 	touch "${@/#/$wt/}" 2>/dev/null || true
-	make -C "$wt" O="$TOP/$out" CC="ccache gcc" -j"$(nproc)" W=1 "${@/%.c/.o}" 2>&1 |
-		grep 'warning:' | sed -E 's/:[0-9]+:[0-9]+:/:/' | sort -u || true
+	# a build that fails is no clean bill: the caller sees the failure
+	make -C "$wt" O="$TOP/$out" CC="ccache gcc" -j"$(nproc)" W=1 "${@/%.c/.o}" \
+		>"$out/w1.log" 2>&1 || { echo "BUILD FAILED: $c (see $out/w1.log)"; return 1; }
+	grep 'warning:' "$out/w1.log" | sed -E 's/:[0-9]+:[0-9]+:/:/' | sort -u || true
 }
 
 step_w1() {	# COMMIT
@@ -160,9 +162,12 @@ step_w1() {	# COMMIT
 	fi
 	configure full build/out/bisect-full
 	# a file the commit adds has no warnings before it
-	before=$(w1_warnings "$1^" $(for f in "${files[@]}"; do
-		git -C build/linux cat-file -e "$1^:$f" 2>/dev/null && echo "$f"; done))
-	after=$(w1_warnings "$1" "${files[@]}")
+	if ! before=$(w1_warnings "$1^" $(for f in "${files[@]}"; do
+			git -C build/linux cat-file -e "$1^:$f" 2>/dev/null && echo "$f"; done)) ||
+	   ! after=$(w1_warnings "$1" "${files[@]}"); then
+		record "$key" w1 FAILED "$(subject "$1") (W=1 build failed, build/out/bisect-full/w1.log)"
+		return 0
+	fi
 	new=$(comm -13 <(echo "$before") <(echo "$after") | sed '/^$/d')
 	if [ -z "$new" ]; then
 		record "$key" w1 ok "$(subject "$1") (${files[*]})"
