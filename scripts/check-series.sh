@@ -31,6 +31,9 @@ cd "$(dirname "$0")/.."
 TOP=$PWD
 . scripts/lib.sh
 [ -d build/linux/.git ] || die "no build/linux: run 'make tree'"
+# one run at a time: they share the worktree
+exec 9>build/check-series.lock
+flock -n 9 || die "another check-series.sh is running (build/check-series.lock)"
 
 export CCACHE_DIR=$TOP/build/ccache CCACHE_MAXSIZE=4G
 results=bench/results/check-series.txt
