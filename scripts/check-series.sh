@@ -201,7 +201,13 @@ step_htmldocs() {
 	log "htmldocs: Sphinx on admin-guide/ at vanilla and at the last commit (a few minutes each)"
 	before=$(docs vanilla)
 	after=$(docs "$last")
-	new=$(comm -13 <(echo "$before") <(echo "$after") | sed '/^$/d')
+	# no warning because Sphinx built nothing is no pass
+	for r in "${rst[@]}"; do
+		r=${r#Documentation/}
+		[ -f "$out/Documentation/output/${r%.rst}.html" ] ||
+			after="$after${after:+$'\n'}Documentation/$r: no HTML built"
+	done
+	new=$(comm -13 <(echo "$before") <(echo "$after" | sort) | sed '/^$/d')
 	if [ -z "$new" ]; then
 		record "$key" htmldocs ok "${rst[*]}"
 	else
