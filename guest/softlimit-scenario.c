@@ -438,6 +438,22 @@ static unsigned long usage_mib(const struct group *g)
 	return cg_usage(g->path) >> 20;
 }
 
+/* Where a group's pages sit: a violator all on an active list gives nothing */
+static void print_lru(const struct group *g)
+{
+	static const char *const keys[] = {
+		"inactive_file", "active_file", "inactive_anon", "active_anon",
+	};
+	unsigned long long val;
+	unsigned int i;
+
+	printf("lists %s", g->name);
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		printf(" %s %llu", keys[i],
+		       cg_stat(g->path, keys[i], &val) ? val >> 20 : 0);
+	printf("\n");
+}
+
 static void print_soft_limits(const struct group *groups)
 {
 	const struct group *g;
@@ -457,6 +473,7 @@ static void report(struct run *r)
 		g = &r->sc->groups[i];
 		r->usage_mib[i] = usage_mib(g);
 		printf("usage %s %lu\n", g->name, r->usage_mib[i]);
+		print_lru(g);
 	}
 }
 
