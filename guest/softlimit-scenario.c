@@ -448,7 +448,7 @@ static void print_lru(const struct group *g)
 	unsigned int i;
 
 	printf("lists %s", g->name);
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(keys); i++)
 		printf(" %s %llu", keys[i],
 		       cg_stat(g->path, keys[i], &val) ? val >> 20 : 0);
 	printf("\n");
