@@ -15,9 +15,10 @@
 #
 # Builds run in a worktree of their own (build/src/bisect), one output
 # directory per config, so build/linux is left alone. A result is kept in
-# bench/results/check-series.txt, keyed by the commit's tree and, for
-# builds, by the tree without tools/ and Documentation/ and by
-# config/guest.config: a rerun skips what already passed for
+# bench/results/check-series.txt, keyed by the commit's tree (for
+# checkpatch, with its changelog) and, for builds, by the tree without
+# tools/ and Documentation/ and by config/guest.config: a rerun skips
+# what already passed for
 # the same code (FORCE=1 redoes it), so the matrix (about 45 builds, most
 # of them long after a header change) can be completed over several runs.
 # bench/results/CHECK-SERIES.md is the table of the series as it stands.
@@ -64,6 +65,10 @@ ktree() {
 	git -C build/linux ls-tree "$1" | grep -Pv '\t(tools|Documentation|MAINTAINERS)$' | sha1sum | cut -c1-12
 }
 subject() { git -C build/linux log -1 --format=%s "$1"; }
+# ptree COMMIT: what checkpatch reads, the tree and the changelog
+ptree() {
+	echo "$(tree "$1")-$(git -C build/linux log -1 --format=%B "$1" | sha1sum | cut -c1-8)"
+}
 
 # passed KEY STEP: STEP already passed for KEY
 passed() { [ -z "${FORCE:-}" ] && grep -q "^$1 $2 ok " "$results"; }
@@ -103,9 +108,9 @@ step_checkpatch() {	# COMMIT
 	# every upstream commit a changelog cites is unknown to it.
 	out=$(cd build/linux && ./scripts/checkpatch.pl --strict --ignore UNKNOWN_COMMIT_ID -g "$1" 2>&1 || true)
 	if grep -q '^total: 0 errors, 0 warnings' <<<"$out"; then
-		record "$(tree "$1")" checkpatch ok "$(subject "$1")"
+		record "$(ptree "$1")" checkpatch ok "$(subject "$1")"
 	else
-		record "$(tree "$1")" checkpatch FAILED "$(subject "$1")"
+		record "$(ptree "$1")" checkpatch FAILED "$(subject "$1")"
 	fi
 }
 
@@ -251,7 +256,7 @@ bad=0 missing=0
 		line="| $(subject "$c") |"
 		for s in checkpatch full nomemcg nomemcgv1 nolrugen nojumplabel w1; do
 			k=$(ktree "$c")-$cfghash
-			[ "$s" = checkpatch ] && k=$(tree "$c")
+			[ "$s" = checkpatch ] && k=$(ptree "$c")
 			r=$(grep "^$k $s " "$results" | awk '{ sub(/_/, " ", $4); print $3, $4 }' || true)
 			line="$line ${r:--} |"
 		done
