@@ -7,6 +7,10 @@
 #   CONFIG      bzImage, no compiler warning, with the guest config (full)
 #               and with CONFIG_MEMCG=n, CONFIG_MEMCG_V1=n, CONFIG_LRU_GEN=n,
 #               CONFIG_JUMP_LABEL=n
+#   boot        the full bzImage boots with an initramfs of the commit's own
+#               tree (its selftests) and runs scenario-global on both LRUs
+#               (--expect none: reclaim with a soft limit set, no assertion
+#               of placement) with no kernel splat
 #   w1          W=1 on the .c files the commit touches: no warning that its
 #               parent did not have
 #   htmldocs    Sphinx (make SPHINXDIRS=admin-guide htmldocs) on the last
@@ -24,7 +28,7 @@
 # bench/results/CHECK-SERIES.md is the table of the series as it stands.
 #
 #   CONFIGS   the configs, in order (default: full nomemcg nomemcgv1 nolrugen nojumplabel)
-#   STEPS     the steps (default: am checkpatch build w1 htmldocs)
+#   STEPS     the steps (default: am checkpatch build boot w1 htmldocs)
 #   BUDGET    minutes after which no new build is started (default: none)
 #   FROM, TO  the commits FROM..TO (default vanilla..HEAD)
 set -euo pipefail
@@ -39,7 +43,7 @@ flock -n 9 || die "another check-series.sh is running (build/check-series.lock)"
 export CCACHE_DIR=$TOP/build/ccache CCACHE_MAXSIZE=4G
 results=bench/results/check-series.txt
 configs=${CONFIGS:-full nomemcg nomemcgv1 nolrugen nojumplabel}
-steps=" ${STEPS:-am checkpatch build w1 htmldocs} "
+steps=" ${STEPS:-am checkpatch build boot w1 htmldocs} "
 deadline=$((SECONDS + ${BUDGET:-100000} * 60))
 cfghash=$(sha1sum config/guest.config | cut -c1-12)
 commits=$(git -C build/linux rev-list --reverse "${FROM:-vanilla}..${TO:-HEAD}")
@@ -146,6 +150,33 @@ step_build() {	# CONFIG COMMIT
 	fi
 }
 
+# The full bzImage of COMMIT boots and reclaims on both LRUs, in the
+# guest of run-guest.sh (variant bisect-full: build/out/bisect-full,
+# whose initramfs make-initramfs.sh builds from this worktree).
+step_boot() {	# COMMIT
+	local out=build/out/bisect-full key lru t0=$SECONDS ok=1
+	key=$(ktree "$1")-$cfghash
+	passed "$key" boot && return 0
+	if [ $SECONDS -ge $deadline ]; then
+		log "budget spent: not booted: $(subject "$1")"; return 0
+	fi
+	checkout "$1"
+	configure full "$out"
+	log "booting the full bzImage: $(subject "$1")"
+	make -s -C "$wt" O="$TOP/$out" CC="ccache gcc" -j"$(nproc)" bzImage >"$out/build.log" 2>&1 &&
+		bash scripts/make-initramfs.sh bisect-full >"$out/boot.log" 2>&1 || ok=0
+	for lru in classic mglru; do
+		[ $ok = 1 ] && bash scripts/run-guest.sh --expect none bisect-full \
+			"scenario-global-$lru" >>"$out/boot.log" 2>&1 || ok=0
+	done
+	if [ $ok = 1 ]; then
+		record "$key" boot ok "$(subject "$1") ($((SECONDS - t0)) s)"
+	else
+		cp "$out/boot.log" "$out/boot-$key.log"
+		record "$key" boot FAILED "$(subject "$1") (log $out/boot-$key.log, build/runs/bisect-full/)"
+	fi
+}
+
 # w1_warnings COMMIT FILE.o...: the W=1 warnings of those objects at COMMIT,
 # without line numbers, so that moved code does not count as new.
 w1_warnings() {
@@ -231,6 +262,9 @@ if [[ $steps == *" build "* ]]; then
 		for c in $commits; do step_build "$cfg" "$c"; done
 	done
 fi
+if [[ $steps == *" boot "* ]]; then
+	for c in $commits; do step_boot "$c"; done
+fi
 if [[ $steps == *" w1 "* ]]; then
 	for c in $commits; do step_w1 "$c"; done
 fi
@@ -250,11 +284,11 @@ bad=0 missing=0
 	echo "git am of patches/ on vanilla: ${am:-not run}"
 	echo
 	hdr="| commit | checkpatch |"; sep="|---|---|"
-	for cfg in full nomemcg nomemcgv1 nolrugen nojumplabel w1; do hdr="$hdr $cfg |"; sep="$sep---|"; done
+	for cfg in full nomemcg nomemcgv1 nolrugen nojumplabel boot w1; do hdr="$hdr $cfg |"; sep="$sep---|"; done
 	echo "$hdr"; echo "$sep"
 	for c in $commits; do
 		line="| $(subject "$c") |"
-		for s in checkpatch full nomemcg nomemcgv1 nolrugen nojumplabel w1; do
+		for s in checkpatch full nomemcg nomemcgv1 nolrugen nojumplabel boot w1; do
 			k=$(ktree "$c")-$cfghash
 			[ "$s" = checkpatch ] && k=$(ptree "$c")
 			r=$(grep "^$k $s " "$results" | awk '{ sub(/_/, " ", $4); print $3, $4 }' || true)

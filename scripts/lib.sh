@@ -13,6 +13,7 @@ variant_src() {
 	legacy) echo build/src/legacy ;;
 	patched|debug) echo build/linux ;;
 	wip-*) echo "build/src/$1" ;;	# a scratch worktree of build/linux
+	bisect-full) echo build/src/bisect ;;	# make check-series' worktree (boot step)
 	*)
 		echo "unknown kernel variant '$1'; valid: $VARIANTS (or wip-NAME for build/src/wip-NAME)" >&2
 		return 2 ;;
