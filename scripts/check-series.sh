@@ -20,11 +20,11 @@
 # Builds run in a worktree of their own (build/src/bisect), one output
 # directory per config, so build/linux is left alone. A result is kept in
 # bench/results/check-series.txt, keyed by the commit's tree (for
-# checkpatch, with its changelog) and, for builds, by the tree without
-# tools/ and Documentation/ and by config/guest.config: a rerun skips
-# what already passed for
-# the same code (FORCE=1 redoes it), so the matrix (about 45 builds, most
-# of them long after a header change) can be completed over several runs.
+# checkpatch, with its changelog) and, for builds and boots, by the tree
+# without tools/ and Documentation/ and by config/guest.config: a rerun
+# skips what already passed for the same code (FORCE=1 redoes it), so
+# the matrix (about 55 builds, most of them long after a header change)
+# can be completed over several runs.
 # bench/results/CHECK-SERIES.md is the table of the series as it stands.
 #
 #   CONFIGS   the configs, in order (default: full nomemcg nomemcgv1 nolrugen nojumplabel)
