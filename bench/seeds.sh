@@ -6,7 +6,7 @@
 # between paths of the same kernel: only a figure over seeds compares two
 # kernels.
 #
-#   bench/seeds.sh [--seeds "0 1 ... 9"] [--metric NAME] [--expect WORD]
+#   bench/seeds.sh [--seeds "0 1 ... 9"] [--metric NAME[,NAME...]] [--expect WORD]
 #                  [run-guest options] KERNEL TEST
 #
 # Prints, per seed, the run's exit status, the metrics ("metric run.NAME"
@@ -29,10 +29,10 @@ while [ $# -gt 2 ]; do
 	--seeds) seeds=$2; shift 2 ;;
 	--metric) metric=$2; shift 2 ;;
 	--expect|--mem|--cpus|--numa|--thp|--timeout) opts+=("$1" "$2"); shift 2 ;;
-	*) die "usage: bench/seeds.sh [--seeds LIST] [--metric NAME] [--expect WORD] [run-guest options] KERNEL TEST" ;;
+	*) die "usage: bench/seeds.sh [--seeds LIST] [--metric NAME[,NAME...]] [--expect WORD] [run-guest options] KERNEL TEST" ;;
 	esac
 done
-[ $# = 2 ] || die "usage: bench/seeds.sh [--seeds LIST] [--metric NAME] [--expect WORD] [run-guest options] KERNEL TEST"
+[ $# = 2 ] || die "usage: bench/seeds.sh [--seeds LIST] [--metric NAME[,NAME...]] [--expect WORD] [run-guest options] KERNEL TEST"
 k=$1 t=$2
 log "seeds.sh: $k $t, seeds $seeds"
 
