@@ -10,7 +10,8 @@
 #                  [run-guest options] KERNEL TEST
 #
 # Prints, per seed, the run's exit status, the metrics ("metric run.NAME"
-# of the guest log, for each NAME of --metric NAME[,NAME...]) and the
+# of the guest log, for each NAME of --metric NAME[,NAME...]; a NAME with
+# a dot is the whole key, e.g. end.slab_dentries) and the
 # scenario's "usage" lines; then how many runs failed, and each metric's
 # mean and median over the seeds.
 # Each run's guest log is kept as build/runs/KERNEL/TEST.seedN.log; one
@@ -48,8 +49,10 @@ for s in $seeds; do
 	line="seed $s: rc=$rc"
 	[ $rc = 0 ] || failed=$((failed + 1))
 	for m in "${metrics[@]}"; do
+		key=run.$m
+		[[ $m != *.* ]] || key=$m
 		v=$(tr -d '\r' <"build/runs/$k/$t.log" |
-			awk -v m="run.$m" '$1 == "metric" && $2 == m { print $3 }')
+			awk -v m="$key" '$1 == "metric" && $2 == m { print $3 }')
 		line+=" $m=${v:--}"
 		[ -z "$v" ] || echo "$m $v" >>"$values"
 	done
