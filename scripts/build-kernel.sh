@@ -28,6 +28,14 @@ mkdir -p "$src/out-$variant" build/out
 ln -sfn "$TOP/$src/out-$variant" "$out"
 need ccache ccache
 export CCACHE_DIR=$TOP/build/ccache CCACHE_MAXSIZE=4G
+# Depend mode: on a miss ccache runs only the compiler, not the
+# preprocessor too, and a build from clean takes 22% less (mm/ kernel/
+# fs/ of the patched config from an empty cache: 219 s against 280, and
+# 206 s without ccache, 2026-12-07). It finds a file again only with the
+# same headers and config, which is how the variants share it (patched
+# and vanilla, legacy and vanilla); check-series.sh, which builds each
+# commit in five configs, keeps the preprocessor mode's hits across them.
+export CCACHE_DEPEND=1
 kmake() { make -s -C "$src" O="$TOP/$src/out-$variant" CC="ccache gcc" "$@"; }
 
 frags=(config/guest.config)
