@@ -60,7 +60,7 @@ fi
 # kernel is relinked or built in a fresh clone.
 export KBUILD_BUILD_TIMESTAMP="Thu Jan  1 00:00:00 UTC 2026"
 export KBUILD_BUILD_USER=memcg KBUILD_BUILD_HOST=qemu KBUILD_BUILD_VERSION=1
-log "building $variant kernel in $out (about 8 min from clean on 2 cores, 489-498 s measured 2026-12-06; about 2 min for legacy once vanilla is built (ccache); seconds when up to date)"
+log "building $variant kernel in $out (about 11-12 min from clean on 2 cores, 668-742 s in a fresh clone on 2026-12-07; about 2 min for legacy once vanilla is built (ccache); seconds when up to date)"
 start=$(date +%s)
 ccache -z >/dev/null
 kmake -j"$(nproc)" bzImage >"$out/build.log" 2>&1 || {

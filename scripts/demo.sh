@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 kernels=(vanilla)
 [ "$(grep -cv '^#' patches/series 2>/dev/null || true)" -gt 0 ] && kernels+=(patched)
 
-log "demo: preparing ${kernels[*]} (first time: packages, unpack, builds; about 20 min: two kernel builds of about 8 min)"
+log "demo: preparing ${kernels[*]} (first time: packages, unpack, builds; about 25 min: two kernel builds of 11-12 min)"
 bash scripts/prepare.sh "${kernels[@]}"
 
 declare -A cell
