@@ -181,10 +181,18 @@ series_selftests() {
 
 # workload KERNEL SCENARIO-LRU [run-guest options]: guest/workload.c's
 # own TAP checks decide; its figures are printed for the log.
+# Under --mttcg, QEMU 7.2 runs stale code after the kernel patches its
+# text, and the guest oopses on an int3 that is gone (run-guest.sh's
+# header; vanilla's boot too): a run that ends so gets one rerun, noted.
 workload() {
 	local k=$1 t=workload-$2 out rc
 	shift 2
 	out=$(bash scripts/run-guest.sh --timeout 900 "$@" "$k" "$t" 2>&1); rc=$?
+	if [ $rc = 3 ] && [[ " $* " == *" --mttcg "* ]] &&
+		grep -q 'Oops: int3' "build/runs/$k/$t.log"; then
+		echo "NOTE: $k/$t: Oops: int3 under --mttcg (QEMU's stale code after text patching), one rerun"
+		out=$(bash scripts/run-guest.sh --timeout 900 "$@" "$k" "$t" 2>&1); rc=$?
+	fi
 	echo "$out" | grep -E '^(usage|(not )?ok )|^metric [a-z_.]*(calls|_p99|_max|writes_per_s|loop_per_s|ipi_cpu1|slab_dentries|node[01]_mib|rss_huge_mib) ' |
 		sed "s|^|    $k/$t: |"
 	if [ $rc = 0 ]; then pass "$k/$t${*:+ ($*)}"; else fail "$k/$t${*:+ ($*)} (exit $rc)"; fi
