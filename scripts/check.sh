@@ -183,7 +183,7 @@ series_selftests() {
 # own TAP checks decide; its figures are printed for the log.
 # Under --mttcg, QEMU 7.2 runs stale code after the kernel patches its
 # text, and the guest oopses on an int3 that is gone (run-guest.sh's
-# header; vanilla's boot too): a run that ends so gets one rerun, noted.
+# header: the shipped kernel's too): a run that ends so gets one rerun, noted.
 workload() {
 	local k=$1 t=workload-$2 out rc
 	shift 2
